@@ -1,0 +1,1 @@
+//! TensorFlow V2 checkpoints (tensor bundles). Being written.

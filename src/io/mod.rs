@@ -1,0 +1,3 @@
+//! Reading and writing TensorFlow's file formats.
+
+pub mod checkpoint;

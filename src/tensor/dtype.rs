@@ -1,0 +1,126 @@
+//! `DType`: TensorFlow's `DataType` enum with its numbers (`types.proto`).
+
+use crate::error::{Error, Result};
+use std::fmt;
+
+/// A TensorFlow element type. The discriminant is TensorFlow's `DataType` enum number,
+/// as written in `GraphDef` attrs and checkpoint entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum DType {
+    /// `DT_FLOAT` (1): 32-bit IEEE float.
+    Float = 1,
+    /// `DT_DOUBLE` (2): 64-bit IEEE float.
+    Double = 2,
+    /// `DT_INT32` (3).
+    Int32 = 3,
+    /// `DT_UINT8` (4).
+    UInt8 = 4,
+    /// `DT_INT16` (5).
+    Int16 = 5,
+    /// `DT_INT8` (6).
+    Int8 = 6,
+    /// `DT_STRING` (7): byte strings.
+    String = 7,
+    /// `DT_COMPLEX64` (8): two f32, real then imaginary.
+    Complex64 = 8,
+    /// `DT_INT64` (9).
+    Int64 = 9,
+    /// `DT_BOOL` (10).
+    Bool = 10,
+    /// `DT_BFLOAT16` (14).
+    BFloat16 = 14,
+    /// `DT_UINT16` (17).
+    UInt16 = 17,
+    /// `DT_COMPLEX128` (18): two f64.
+    Complex128 = 18,
+    /// `DT_HALF` (19): IEEE float16.
+    Half = 19,
+    /// `DT_UINT32` (22).
+    UInt32 = 22,
+    /// `DT_UINT64` (23).
+    UInt64 = 23,
+}
+
+impl DType {
+    /// Every dtype, in enum order.
+    pub const ALL: [DType; 16] = [
+        DType::Float,
+        DType::Double,
+        DType::Int32,
+        DType::UInt8,
+        DType::Int16,
+        DType::Int8,
+        DType::String,
+        DType::Complex64,
+        DType::Int64,
+        DType::Bool,
+        DType::BFloat16,
+        DType::UInt16,
+        DType::Complex128,
+        DType::Half,
+        DType::UInt32,
+        DType::UInt64,
+    ];
+
+    /// TensorFlow's enum number (`DT_FLOAT` = 1, ...).
+    pub fn as_enum(self) -> i32 {
+        self as i32
+    }
+
+    /// The dtype for a TensorFlow enum number. Reference dtypes (`DT_FLOAT_REF` = 101, ...)
+    /// map to their base type. Errors: `InvalidArgument` for numbers tensorgraph does not support.
+    pub fn from_enum(v: i32) -> Result<DType> {
+        let base = if v > 100 { v - 100 } else { v };
+        DType::ALL
+            .iter()
+            .copied()
+            .find(|d| d.as_enum() == base)
+            .ok_or_else(|| Error::invalid_argument(format!("unsupported TensorFlow DataType enum value {v}")))
+    }
+
+    /// Bytes per element in a checkpoint or `tensor_content`; `None` for `String`.
+    pub fn size(self) -> Option<usize> {
+        Some(match self {
+            DType::Int8 | DType::UInt8 | DType::Bool => 1,
+            DType::Int16 | DType::UInt16 | DType::Half | DType::BFloat16 => 2,
+            DType::Float | DType::Int32 | DType::UInt32 => 4,
+            DType::Double | DType::Int64 | DType::UInt64 | DType::Complex64 => 8,
+            DType::Complex128 => 16,
+            DType::String => return None,
+        })
+    }
+
+    /// True for float32, float64, half and bfloat16.
+    pub fn is_floating(self) -> bool {
+        matches!(self, DType::Float | DType::Double | DType::Half | DType::BFloat16)
+    }
+
+    /// The name numpy and TensorFlow's Python API use (`float32`, `int64`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Float => "float32",
+            DType::Double => "float64",
+            DType::Int32 => "int32",
+            DType::UInt8 => "uint8",
+            DType::Int16 => "int16",
+            DType::Int8 => "int8",
+            DType::String => "string",
+            DType::Complex64 => "complex64",
+            DType::Int64 => "int64",
+            DType::Bool => "bool",
+            DType::BFloat16 => "bfloat16",
+            DType::UInt16 => "uint16",
+            DType::Complex128 => "complex128",
+            DType::Half => "float16",
+            DType::UInt32 => "uint32",
+            DType::UInt64 => "uint64",
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,10 @@
+//! Tensors: [`DType`], [`Shape`] and dense [`Tensor`] storage (the bottom layer).
+
+mod dtype;
+mod shape;
+#[allow(clippy::module_inception)]
+mod tensor;
+
+pub use dtype::DType;
+pub use shape::{fmt_dims, Shape};
+pub use tensor::{checked_num_elements, Element, Storage, Tensor};

@@ -1,0 +1,327 @@
+//! `Tensor`: a dense, row-major, immutable n-dimensional array of one [`DType`].
+//! Cloning is cheap (the buffer is shared); kernels build new tensors.
+
+use super::{fmt_dims, DType};
+use crate::error::{Error, Result};
+use half::{bf16, f16};
+use std::sync::Arc;
+
+/// Typed row-major storage, one variant per [`DType`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Storage {
+    /// `float32`
+    F32(Vec<f32>),
+    /// `float64`
+    F64(Vec<f64>),
+    /// `int32`
+    I32(Vec<i32>),
+    /// `int64`
+    I64(Vec<i64>),
+    /// `bool`
+    Bool(Vec<bool>),
+    /// `int8`
+    I8(Vec<i8>),
+    /// `int16`
+    I16(Vec<i16>),
+    /// `uint8`
+    U8(Vec<u8>),
+    /// `uint16`
+    U16(Vec<u16>),
+    /// `uint32`
+    U32(Vec<u32>),
+    /// `uint64`
+    U64(Vec<u64>),
+    /// `float16`
+    F16(Vec<f16>),
+    /// `bfloat16`
+    BF16(Vec<bf16>),
+    /// `complex64`, as (real, imaginary)
+    C64(Vec<[f32; 2]>),
+    /// `complex128`, as (real, imaginary)
+    C128(Vec<[f64; 2]>),
+    /// `string`: byte strings
+    Str(Vec<Vec<u8>>),
+}
+
+macro_rules! storage_dispatch {
+    ($s:expr, $v:ident => $body:expr) => {
+        match $s {
+            Storage::F32($v) => $body,
+            Storage::F64($v) => $body,
+            Storage::I32($v) => $body,
+            Storage::I64($v) => $body,
+            Storage::Bool($v) => $body,
+            Storage::I8($v) => $body,
+            Storage::I16($v) => $body,
+            Storage::U8($v) => $body,
+            Storage::U16($v) => $body,
+            Storage::U32($v) => $body,
+            Storage::U64($v) => $body,
+            Storage::F16($v) => $body,
+            Storage::BF16($v) => $body,
+            Storage::C64($v) => $body,
+            Storage::C128($v) => $body,
+            Storage::Str($v) => $body,
+        }
+    };
+}
+
+impl Storage {
+    /// The dtype of the elements.
+    pub fn dtype(&self) -> DType {
+        match self {
+            Storage::F32(_) => DType::Float,
+            Storage::F64(_) => DType::Double,
+            Storage::I32(_) => DType::Int32,
+            Storage::I64(_) => DType::Int64,
+            Storage::Bool(_) => DType::Bool,
+            Storage::I8(_) => DType::Int8,
+            Storage::I16(_) => DType::Int16,
+            Storage::U8(_) => DType::UInt8,
+            Storage::U16(_) => DType::UInt16,
+            Storage::U32(_) => DType::UInt32,
+            Storage::U64(_) => DType::UInt64,
+            Storage::F16(_) => DType::Half,
+            Storage::BF16(_) => DType::BFloat16,
+            Storage::C64(_) => DType::Complex64,
+            Storage::C128(_) => DType::Complex128,
+            Storage::Str(_) => DType::String,
+        }
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        storage_dispatch!(self, v => v.len())
+    }
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// `n` zero elements (false, empty string) of `dtype`.
+    pub fn zeros(dtype: DType, n: usize) -> Storage {
+        match dtype {
+            DType::Float => Storage::F32(vec![0.0; n]),
+            DType::Double => Storage::F64(vec![0.0; n]),
+            DType::Int32 => Storage::I32(vec![0; n]),
+            DType::Int64 => Storage::I64(vec![0; n]),
+            DType::Bool => Storage::Bool(vec![false; n]),
+            DType::Int8 => Storage::I8(vec![0; n]),
+            DType::Int16 => Storage::I16(vec![0; n]),
+            DType::UInt8 => Storage::U8(vec![0; n]),
+            DType::UInt16 => Storage::U16(vec![0; n]),
+            DType::UInt32 => Storage::U32(vec![0; n]),
+            DType::UInt64 => Storage::U64(vec![0; n]),
+            DType::Half => Storage::F16(vec![f16::ZERO; n]),
+            DType::BFloat16 => Storage::BF16(vec![bf16::ZERO; n]),
+            DType::Complex64 => Storage::C64(vec![[0.0; 2]; n]),
+            DType::Complex128 => Storage::C128(vec![[0.0; 2]; n]),
+            DType::String => Storage::Str(vec![Vec::new(); n]),
+        }
+    }
+    /// Gathers elements by flat index (used by broadcasting, transposes and slicing).
+    pub fn gather(&self, idx: &[usize]) -> Storage {
+        macro_rules! g {
+            ($v:expr, $ctor:path) => {
+                $ctor(idx.iter().map(|&i| $v[i].clone()).collect())
+            };
+        }
+        match self {
+            Storage::F32(v) => g!(v, Storage::F32),
+            Storage::F64(v) => g!(v, Storage::F64),
+            Storage::I32(v) => g!(v, Storage::I32),
+            Storage::I64(v) => g!(v, Storage::I64),
+            Storage::Bool(v) => g!(v, Storage::Bool),
+            Storage::I8(v) => g!(v, Storage::I8),
+            Storage::I16(v) => g!(v, Storage::I16),
+            Storage::U8(v) => g!(v, Storage::U8),
+            Storage::U16(v) => g!(v, Storage::U16),
+            Storage::U32(v) => g!(v, Storage::U32),
+            Storage::U64(v) => g!(v, Storage::U64),
+            Storage::F16(v) => g!(v, Storage::F16),
+            Storage::BF16(v) => g!(v, Storage::BF16),
+            Storage::C64(v) => g!(v, Storage::C64),
+            Storage::C128(v) => g!(v, Storage::C128),
+            Storage::Str(v) => g!(v, Storage::Str),
+        }
+    }
+}
+
+/// Element types that a [`Tensor`] can be built from and viewed as.
+pub trait Element: Copy + Send + Sync + 'static {
+    /// The dtype of this element type.
+    const DTYPE: DType;
+    /// Wraps a vector as storage.
+    fn into_storage(v: Vec<Self>) -> Storage;
+    /// Views storage as a slice, when the dtype matches.
+    fn slice(s: &Storage) -> Option<&[Self]>;
+}
+
+macro_rules! element {
+    ($t:ty, $dt:expr, $var:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = $dt;
+            fn into_storage(v: Vec<Self>) -> Storage {
+                Storage::$var(v)
+            }
+            fn slice(s: &Storage) -> Option<&[Self]> {
+                match s {
+                    Storage::$var(v) => Some(v),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+element!(f32, DType::Float, F32);
+element!(f64, DType::Double, F64);
+element!(i32, DType::Int32, I32);
+element!(i64, DType::Int64, I64);
+element!(bool, DType::Bool, Bool);
+element!(i8, DType::Int8, I8);
+element!(i16, DType::Int16, I16);
+element!(u8, DType::UInt8, U8);
+element!(u16, DType::UInt16, U16);
+element!(u32, DType::UInt32, U32);
+element!(u64, DType::UInt64, U64);
+element!(f16, DType::Half, F16);
+element!(bf16, DType::BFloat16, BF16);
+element!([f32; 2], DType::Complex64, C64);
+element!([f64; 2], DType::Complex128, C128);
+
+/// A dense tensor: a concrete shape and row-major [`Storage`] shared by clones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tensor {
+    shape: Vec<usize>,
+    storage: Arc<Storage>,
+}
+
+impl Tensor {
+    /// Builds a tensor of `shape` from storage. Errors: `InvalidArgument` when the element
+    /// count differs from the product of `shape`.
+    pub fn from_storage(shape: &[usize], storage: Storage) -> Result<Tensor> {
+        let n = checked_num_elements(shape)?;
+        if n != storage.len() {
+            return Err(Error::invalid_argument(format!(
+                "a tensor of shape {} needs {n} elements, got {}",
+                fmt_dims(shape),
+                storage.len()
+            )));
+        }
+        Ok(Tensor { shape: shape.to_vec(), storage: Arc::new(storage) })
+    }
+    /// Builds a tensor of `shape` from a vector of elements (row-major).
+    /// Errors: `InvalidArgument` on an element-count mismatch.
+    pub fn new<T: Element>(shape: &[usize], data: Vec<T>) -> Result<Tensor> {
+        Tensor::from_storage(shape, T::into_storage(data))
+    }
+    /// A 0-d tensor holding `v`.
+    pub fn scalar<T: Element>(v: T) -> Tensor {
+        Tensor { shape: vec![], storage: Arc::new(T::into_storage(vec![v])) }
+    }
+    /// A 1-d tensor holding `v`.
+    pub fn vector<T: Element>(v: Vec<T>) -> Tensor {
+        Tensor { shape: vec![v.len()], storage: Arc::new(T::into_storage(v)) }
+    }
+    /// A string tensor of `shape` (`DT_STRING`).
+    pub fn strings(shape: &[usize], v: Vec<Vec<u8>>) -> Result<Tensor> {
+        Tensor::from_storage(shape, Storage::Str(v))
+    }
+    /// A tensor of zeros of `dtype` and `shape`.
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Tensor {
+        let n = shape.iter().product();
+        Tensor { shape: shape.to_vec(), storage: Arc::new(Storage::zeros(dtype, n)) }
+    }
+    /// The element dtype.
+    pub fn dtype(&self) -> DType {
+        self.storage.dtype()
+    }
+    /// The concrete shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// The rank (number of dimensions).
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+    /// The number of elements.
+    pub fn num_elements(&self) -> usize {
+        self.storage.len()
+    }
+    /// The storage.
+    pub fn storage(&self) -> &Storage {
+        &self.storage
+    }
+    /// The elements as a slice of `T`. Errors: `InvalidArgument` when the dtype is not `T`'s.
+    pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
+        T::slice(&self.storage)
+            .ok_or_else(|| Error::invalid_argument(format!("tensor has dtype {}, not {}", self.dtype(), T::DTYPE)))
+    }
+    /// The elements copied into a vector of `T`. Errors as [`Tensor::as_slice`].
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        Ok(self.as_slice::<T>()?.to_vec())
+    }
+    /// The same data under another shape with the same element count.
+    /// Errors: `InvalidArgument` on a count mismatch.
+    pub fn reshape(&self, shape: &[usize]) -> Result<Tensor> {
+        let n = checked_num_elements(shape)?;
+        if n != self.num_elements() {
+            return Err(Error::invalid_argument(format!(
+                "Input to reshape is a tensor with {} values, but the requested shape {} has {n}",
+                self.num_elements(),
+                fmt_dims(shape)
+            )));
+        }
+        Ok(Tensor { shape: shape.to_vec(), storage: self.storage.clone() })
+    }
+    /// The elements widened to f64 (numeric dtypes only; bool as 0/1).
+    /// Errors: `InvalidArgument` for string and complex tensors.
+    pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
+        Ok(match &*self.storage {
+            Storage::F32(v) => v.iter().map(|&x| x as f64).collect(),
+            Storage::F64(v) => v.clone(),
+            Storage::I32(v) => v.iter().map(|&x| x as f64).collect(),
+            Storage::I64(v) => v.iter().map(|&x| x as f64).collect(),
+            Storage::Bool(v) => v.iter().map(|&x| x as u8 as f64).collect(),
+            Storage::I8(v) => v.iter().map(|&x| x as f64).collect(),
+            Storage::I16(v) => v.iter().map(|&x| x as f64).collect(),
+            Storage::U8(v) => v.iter().map(|&x| x as f64).collect(),
+            Storage::U16(v) => v.iter().map(|&x| x as f64).collect(),
+            Storage::U32(v) => v.iter().map(|&x| x as f64).collect(),
+            Storage::U64(v) => v.iter().map(|&x| x as f64).collect(),
+            Storage::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
+            Storage::BF16(v) => v.iter().map(|x| x.to_f64()).collect(),
+            Storage::C64(_) | Storage::C128(_) | Storage::Str(_) => {
+                return Err(Error::invalid_argument(format!("cannot read a {} tensor as numbers", self.dtype())))
+            }
+        })
+    }
+    /// A tensor of `dtype` and `shape` from f64 values (rounded/truncated as a cast).
+    /// Errors: `InvalidArgument` for string and complex dtypes or a count mismatch.
+    pub fn from_f64(dtype: DType, shape: &[usize], v: &[f64]) -> Result<Tensor> {
+        let s = match dtype {
+            DType::Float => Storage::F32(v.iter().map(|&x| x as f32).collect()),
+            DType::Double => Storage::F64(v.to_vec()),
+            DType::Int32 => Storage::I32(v.iter().map(|&x| x as i32).collect()),
+            DType::Int64 => Storage::I64(v.iter().map(|&x| x as i64).collect()),
+            DType::Bool => Storage::Bool(v.iter().map(|&x| x != 0.0).collect()),
+            DType::Int8 => Storage::I8(v.iter().map(|&x| x as i8).collect()),
+            DType::Int16 => Storage::I16(v.iter().map(|&x| x as i16).collect()),
+            DType::UInt8 => Storage::U8(v.iter().map(|&x| x as u8).collect()),
+            DType::UInt16 => Storage::U16(v.iter().map(|&x| x as u16).collect()),
+            DType::UInt32 => Storage::U32(v.iter().map(|&x| x as u32).collect()),
+            DType::UInt64 => Storage::U64(v.iter().map(|&x| x as u64).collect()),
+            DType::Half => Storage::F16(v.iter().map(|&x| f16::from_f64(x)).collect()),
+            DType::BFloat16 => Storage::BF16(v.iter().map(|&x| bf16::from_f64(x)).collect()),
+            DType::Complex64 | DType::Complex128 | DType::String => {
+                return Err(Error::invalid_argument(format!("cannot build a {dtype} tensor from numbers")))
+            }
+        };
+        Tensor::from_storage(shape, s)
+    }
+}
+
+/// The product of `shape`, or `InvalidArgument` when it overflows `usize`.
+pub fn checked_num_elements(shape: &[usize]) -> Result<usize> {
+    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| {
+        Error::invalid_argument(format!("shape {} has more elements than fit in memory", fmt_dims(shape)))
+    })
+}
