@@ -2,8 +2,14 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod graph;
+pub mod init;
 pub mod io;
+pub mod ops;
+pub mod session;
 pub mod tensor;
 
 pub use error::{Code, Error, Result};
 pub use tensor::{DType, Shape, Tensor};
+pub use graph::{Graph, Operation, Output, Reuse, Scope, Variable};
+pub use session::Session;

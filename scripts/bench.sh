@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# bench.sh — tensorgraph benchmarks next to the same work in TensorFlow 2.21.
+#
+# Usage (from anywhere):  scripts/bench.sh [extra args for scripts/bench_tf.py]
+#   1. cargo bench --bench session_run --bench mlp_adam -- --noplot
+#      (criterion; see target/criterion/ for details)
+#   2. scripts/bench_tf.py in the TF venv made by interop/setup_venv.sh
+#      (TENSORGRAPH_VENV overrides its location); prints
+#      {"tf_add_run_us": ..., "tf_mlp_adam_step_ms": ...}
+# Compare session_run's add_1 time (µs) with tf_add_run_us and mlp_adam's step
+# time (ms) with tf_mlp_adam_step_ms. Both sides are single-threaded; run on an
+# otherwise idle machine. If the cargo benches fail (e.g. not written yet) the TF
+# part still runs and the script exits non-zero at the end.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+echo "== tensorgraph: cargo bench (session_run, mlp_adam)"
+cargo_status=0
+cargo bench --bench session_run --bench mlp_adam -- --noplot || cargo_status=$?
+[ "$cargo_status" -eq 0 ] || echo "bench.sh: cargo bench failed (exit $cargo_status)" >&2
+
+echo "== TensorFlow 2.21: scripts/bench_tf.py"
+PY="$(interop/setup_venv.sh | tail -n1)"
+"$PY" scripts/bench_tf.py "$@"
+
+exit "$cargo_status"

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Time in TensorFlow 2.21 the work our Rust benches time (session_run, mlp_adam).
+
+Usage: bench_tf.py [--seed004-meta PATH] [--runs N] [--steps N]
+(use the venv python: PY=$(interop/setup_venv.sh | tail -n1); $PY scripts/bench_tf.py)
+
+tf.compat.v1 graph mode, 1 intra-op and 1 inter-op thread, TF_ENABLE_ONEDNN_OPTS
+unset (TF's default; removed from the environment if set).
+  (a) sess.run("add_1:0") of the seed004 graph: imported from --seed004-meta
+      (default: the shared fixture) and restored from its checkpoint, or, if that
+      file is absent, rebuilt (float32 [1] variables v1=1, v2=2, v3=3;
+      add = v1 + v2; add_1 = add + v3). Median microseconds per run.
+  (b) one Adam step, sess.run(train_op, feed), of a 784-256-256-10 relu MLP with
+      softmax cross-entropy on a fixed float32 batch of 64. Median ms per step.
+Prints one JSON line: {"tf_add_run_us": ..., "tf_mlp_adam_step_ms": ...}
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+os.environ.pop("TF_ENABLE_ONEDNN_OPTS", None)
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+tf1 = tf.compat.v1
+tf.get_logger().setLevel("ERROR")
+DEFAULT_META = "/work/shared/fixtures/tf-2.21/seed004/model.ckpt.meta"
+
+
+def config():
+    return tf1.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+
+
+def median_time(fn, n, warmup):
+    """Median wall time of fn() in seconds over n calls, after warmup calls."""
+    for _ in range(warmup):
+        fn()
+    ts = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts))
+
+
+def bench_add(meta, runs):
+    g = tf.Graph()
+    with g.as_default(), tf1.Session(graph=g, config=config()) as sess:
+        if meta and os.path.isfile(meta):
+            print("bench_tf: seed004 from %s" % meta, file=sys.stderr)
+            tf1.train.import_meta_graph(meta).restore(sess, meta[: -len(".meta")])
+        else:
+            print("bench_tf: seed004 rebuilt (no meta file)", file=sys.stderr)
+            v = [tf1.Variable(tf.constant(float(i), shape=[1]), name="v%d" % i) for i in (1, 2, 3)]
+            add = tf.add(v[0], v[1], name="add")
+            tf.add(add, v[2], name="add_1")
+            sess.run(tf1.global_variables_initializer())
+        out = g.get_tensor_by_name("add_1:0")
+        assert sess.run(out).tolist() == [6.0]
+        return median_time(lambda: sess.run(out), runs, warmup=200) * 1e6
+
+
+def bench_mlp(steps, batch=64, sizes=(784, 256, 256, 10)):
+    rng = np.random.default_rng(0)
+    xs = rng.normal(size=(batch, sizes[0])).astype(np.float32)
+    ys = np.eye(sizes[-1], dtype=np.float32)[rng.integers(0, sizes[-1], size=batch)]
+    g = tf.Graph()
+    with g.as_default():
+        tf1.set_random_seed(0)
+        x = tf1.placeholder(tf.float32, [None, sizes[0]], name="x")
+        y = tf1.placeholder(tf.float32, [None, sizes[-1]], name="y")
+        h = x
+        for i in range(len(sizes) - 1):
+            with tf1.variable_scope("layer%d" % (i + 1)):
+                w = tf1.get_variable("weights", [sizes[i], sizes[i + 1]])
+                b = tf1.get_variable("biases", [sizes[i + 1]], initializer=tf1.zeros_initializer())
+            h = tf.matmul(h, w) + b
+            if i < len(sizes) - 2:
+                h = tf.nn.relu(h)
+        loss = tf1.reduce_mean(tf1.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=h))
+        train_op = tf1.train.AdamOptimizer(0.001).minimize(loss)
+        with tf1.Session(graph=g, config=config()) as sess:
+            sess.run(tf1.global_variables_initializer())
+            feed = {x: xs, y: ys}
+            return median_time(lambda: sess.run(train_op, feed), steps, warmup=20) * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed004-meta", default=DEFAULT_META)
+    ap.add_argument("--runs", type=int, default=20000, help="sess.run calls timed for (a)")
+    ap.add_argument("--steps", type=int, default=300, help="Adam steps timed for (b)")
+    a = ap.parse_args()
+    tf1.disable_v2_behavior()
+    res = {"tf_add_run_us": round(bench_add(a.seed004_meta, a.runs), 3),
+           "tf_mlp_adam_step_ms": round(bench_mlp(a.steps), 4)}
+    print(json.dumps(res))
+
+
+if __name__ == "__main__":
+    main()

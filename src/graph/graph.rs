@@ -1,0 +1,196 @@
+//! `Graph`: an explicit dataflow graph value (no process-wide default graph).
+
+use super::naming::NameTable;
+use super::{Node, Operation, Output, Scope, VariableRecord};
+use crate::error::{Error, Result};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, RwLock};
+
+/// An item of a graph collection (`tf.add_to_collection`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CollectionItem {
+    /// A variable (in `variables`, `trainable_variables`, ...).
+    Variable(VariableRecord),
+    /// An operation, by id (in `train_op`, ...).
+    Op(usize),
+    /// A tensor, by (op id, output index).
+    Tensor(usize, usize),
+    /// Opaque bytes (a serialized proto passed through from an imported meta graph).
+    Bytes(Vec<u8>),
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f32),
+}
+
+/// Where `get_variable` made a variable, for the variable store.
+#[derive(Debug, Clone)]
+pub(crate) struct StoredVariable {
+    pub record: VariableRecord,
+    pub created_at: String,
+}
+
+#[derive(Default)]
+pub(crate) struct GraphData {
+    pub nodes: Vec<Arc<Node>>,
+    pub by_name: HashMap<String, usize>,
+    pub names: NameTable,
+    pub collections: BTreeMap<String, Vec<CollectionItem>>,
+    pub var_store: HashMap<String, StoredVariable>,
+}
+
+pub(crate) struct GraphInner {
+    pub data: RwLock<GraphData>,
+}
+
+/// A TensorFlow graph: operations, their names, collections and the variable store.
+///
+/// A `Graph` is a cheap handle (clones share the graph); it is `Send + Sync`. Mirrors
+/// `tf.Graph`, but is never global: every op is added through a [`Scope`] of an explicit graph.
+#[derive(Clone)]
+pub struct Graph {
+    pub(crate) inner: Arc<GraphInner>,
+}
+
+impl Default for Graph {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Graph {
+    /// A new, empty graph.
+    pub fn new() -> Graph {
+        Graph {
+            inner: Arc::new(GraphInner {
+                data: RwLock::new(GraphData::default()),
+            }),
+        }
+    }
+
+    /// The root scope: no name prefix, no variable scope, no control dependencies.
+    pub fn scope(&self) -> Scope {
+        Scope::root(self.clone())
+    }
+
+    /// True when both handles refer to the same graph.
+    pub fn same(&self, other: &Graph) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    pub(crate) fn read(&self) -> std::sync::RwLockReadGuard<'_, GraphData> {
+        self.inner.data.read().unwrap_or_else(|e| e.into_inner())
+    }
+    pub(crate) fn write(&self) -> std::sync::RwLockWriteGuard<'_, GraphData> {
+        self.inner.data.write().unwrap_or_else(|e| e.into_inner())
+    }
+    pub(crate) fn with_node<R>(&self, id: usize, f: impl FnOnce(&Node) -> R) -> R {
+        f(&self.read().nodes[id])
+    }
+    pub(crate) fn node(&self, id: usize) -> Arc<Node> {
+        self.read().nodes[id].clone()
+    }
+
+    /// The number of operations.
+    pub fn num_ops(&self) -> usize {
+        self.read().nodes.len()
+    }
+
+    /// All operations in creation order.
+    pub fn operations(&self) -> Vec<Operation> {
+        (0..self.num_ops()).map(|id| Operation { graph: self.clone(), id }).collect()
+    }
+
+    /// The operation named `name` (`graph.get_operation_by_name`).
+    /// Errors: `NotFound` naming it; `InvalidArgument` when given a tensor name (`add:0`).
+    pub fn operation_by_name(&self, name: &str) -> Result<Operation> {
+        if let Some(id) = self.read().by_name.get(name) {
+            return Ok(Operation { graph: self.clone(), id: *id });
+        }
+        if let Some((op, _)) = name.rsplit_once(':') {
+            if self.read().by_name.contains_key(op) {
+                return Err(Error::invalid_argument(format!(
+                    "The name '{name}' refers to a Tensor, not an Operation; write '{op}' for the operation"
+                )));
+            }
+        }
+        Err(Error::not_found(format!("The name '{name}' refers to an Operation not in the graph")))
+    }
+
+    /// The tensor named `op:index` (`graph.get_tensor_by_name`).
+    /// Errors: `InvalidArgument` for a bare op name (write `"add:0"`), `NotFound` for a
+    /// missing op, `OutOfRange` for an index past the op's outputs.
+    pub fn tensor_by_name(&self, name: &str) -> Result<Output> {
+        let Some((op, idx)) = name.rsplit_once(':') else {
+            let hint = if self.read().by_name.contains_key(name) {
+                format!("; the operation '{name}' exists, so write '{name}:0' for its first output")
+            } else {
+                String::new()
+            };
+            return Err(Error::invalid_argument(format!(
+                "The name '{name}' looks like an (invalid) Operation name, not a Tensor. Tensor names must be of the form \"<op_name>:<output_index>\"{hint}"
+            )));
+        };
+        let index: usize = idx.parse().map_err(|_| {
+            Error::invalid_argument(format!("The name '{name}' has an output index '{idx}' that is not a number"))
+        })?;
+        let id = *self.read().by_name.get(op).ok_or_else(|| {
+            Error::not_found(format!("The name '{name}' refers to a Tensor which does not exist. The operation, '{op}', does not exist in the graph."))
+        })?;
+        Operation { graph: self.clone(), id }.output(index)
+    }
+
+    /// Adds `item` to collection `name` (`tf.add_to_collection`).
+    pub fn add_to_collection(&self, name: &str, item: CollectionItem) {
+        self.write().collections.entry(name.to_string()).or_default().push(item);
+    }
+
+    /// The items of collection `name`, in insertion order (empty when absent).
+    pub fn collection(&self, name: &str) -> Vec<CollectionItem> {
+        self.read().collections.get(name).cloned().unwrap_or_default()
+    }
+
+    /// The names of all collections, sorted.
+    pub fn collection_names(&self) -> Vec<String> {
+        self.read().collections.keys().cloned().collect()
+    }
+
+    /// The variables of collection `name` (`variables`, `trainable_variables`, ...).
+    pub fn variables_in(&self, name: &str) -> Vec<super::Variable> {
+        self.collection(name)
+            .into_iter()
+            .filter_map(|c| match c {
+                CollectionItem::Variable(r) => Some(super::Variable::from_record(self, &r)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// All global variables (`tf.global_variables()`): collection `variables`.
+    pub fn global_variables(&self) -> Vec<super::Variable> {
+        self.variables_in(super::collections::GLOBAL_VARIABLES)
+    }
+
+    /// The trainable variables (`tf.trainable_variables()`).
+    pub fn trainable_variables(&self) -> Vec<super::Variable> {
+        self.variables_in(super::collections::TRAINABLE_VARIABLES)
+    }
+
+    /// Ids of the ops that consume each op's outputs (data edges), indexed by op id.
+    pub(crate) fn consumers(&self) -> Vec<Vec<usize>> {
+        let g = self.read();
+        let mut out = vec![Vec::new(); g.nodes.len()];
+        for (id, n) in g.nodes.iter().enumerate() {
+            for &(src, _) in &n.inputs {
+                out[src].push(id);
+            }
+        }
+        out
+    }
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Graph({} ops)", self.num_ops())
+    }
+}

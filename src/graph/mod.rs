@@ -1,0 +1,18 @@
+//! The graph layer: [`Graph`], [`Operation`], [`Output`] (`"op:0"`), TensorFlow's unique
+//! naming, name and variable scopes ([`Scope`]), collections and variables.
+
+mod attr;
+pub mod collections;
+#[allow(clippy::module_inception)]
+mod graph;
+mod naming;
+mod node;
+mod scope;
+mod variable;
+
+pub use attr::AttrValue;
+pub use graph::{CollectionItem, Graph};
+pub use naming::NameTable;
+pub use node::{Node, Operation, Output};
+pub use scope::{OpBuilder, Reuse, Scope, VarScope};
+pub use variable::{Variable, VariableOptions, VariableRecord};

@@ -1,0 +1,275 @@
+//! `Scope`: a cheap value holding a graph, a name-scope prefix, the variable-scope
+//! settings and control dependencies (like TensorFlow's C++ `Scope`). Ops are added
+//! through a scope with [`Scope::op`].
+
+use super::{AttrValue, Graph, Node, Operation, Output};
+use crate::error::{Error, Result};
+use crate::ops::{self, InferCtx};
+use crate::tensor::Shape;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Whether `get_variable` creates or reuses variables (TensorFlow's `reuse` argument of
+/// `tf.variable_scope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reuse {
+    /// Take the enclosing variable scope's setting (TensorFlow's `reuse=None`).
+    #[default]
+    Inherit,
+    /// Create new variables; an existing name is `AlreadyExists`. As in TensorFlow,
+    /// a scope nested in a reusing scope still reuses (`reuse=False` cannot switch it off).
+    No,
+    /// Reuse existing variables; a missing name is `NotFound` (`reuse=True`).
+    Yes,
+    /// Reuse when the variable exists, create it otherwise (`reuse=tf.AUTO_REUSE`).
+    Auto,
+}
+
+/// The variable scope part of a [`Scope`]: its name (`weight_def`) and reuse setting.
+#[derive(Debug, Clone, Default)]
+pub struct VarScope {
+    /// Full variable-scope name without trailing `/` (`""` at the root).
+    pub name: String,
+    /// The effective reuse setting (never `Inherit`).
+    pub reuse: Reuse,
+}
+
+/// A handle for adding ops to a graph under a name prefix, control dependencies and a
+/// variable scope. Mirrors `tf.name_scope`, `tf.variable_scope` and
+/// `tf.control_dependencies`, as values instead of global state.
+#[derive(Clone)]
+pub struct Scope {
+    graph: Graph,
+    prefix: String,
+    op_name: Option<String>,
+    control_deps: Vec<usize>,
+    var_scope: VarScope,
+    device: String,
+}
+
+impl Scope {
+    pub(crate) fn root(graph: Graph) -> Scope {
+        Scope {
+            graph,
+            prefix: String::new(),
+            op_name: None,
+            control_deps: Vec::new(),
+            var_scope: VarScope { name: String::new(), reuse: Reuse::No },
+            device: String::new(),
+        }
+    }
+
+    /// The graph ops are added to.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The name-scope prefix without trailing `/` (`""` at the root, `layer1`, `layer1_1`).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The variable scope.
+    pub fn var_scope(&self) -> &VarScope {
+        &self.var_scope
+    }
+
+    /// A scope whose next op is named `name` (uniquified as TensorFlow does: a
+    /// colliding `x` becomes `x_1`). A name ending in `/` is taken exactly, without the `/`.
+    pub fn named(&self, name: &str) -> Scope {
+        let mut s = self.clone();
+        s.op_name = Some(name.to_string());
+        s
+    }
+
+    /// A nested name scope (`tf.name_scope(name)`): `layer1/`, and `layer1_1/` when
+    /// `layer1` is already used. A name ending in `/` re-enters that exact scope.
+    pub fn name_scope(&self, name: &str) -> Scope {
+        let mut s = self.clone();
+        s.op_name = None;
+        s.prefix = if let Some(exact) = name.strip_suffix('/') {
+            exact.to_string()
+        } else if name.is_empty() {
+            self.prefix.clone()
+        } else {
+            self.graph.write().names.unique(&self.join(name))
+        };
+        s
+    }
+
+    /// Short for [`Scope::name_scope`].
+    pub fn sub(&self, name: &str) -> Scope {
+        self.name_scope(name)
+    }
+
+    /// A scope whose ops run after `ops` (`tf.control_dependencies`).
+    pub fn with_control_dependencies(&self, ops: &[&Operation]) -> Scope {
+        let mut s = self.clone();
+        s.control_deps.extend(ops.iter().map(|o| o.id));
+        s
+    }
+
+    /// A scope for the given device string (kept for export; tensorgraph runs on the CPU).
+    pub fn with_device(&self, device: &str) -> Scope {
+        let mut s = self.clone();
+        s.device = device.to_string();
+        s
+    }
+
+    /// A variable scope (`tf.variable_scope(name, reuse=...)`) as a value: variables are
+    /// named `<outer var scope>/<name>/...`, ops go in a fresh name scope (`name`, then
+    /// `name_1` when reopened).
+    pub fn variable_scope_value(&self, name: &str, reuse: Reuse) -> Scope {
+        let mut s = self.name_scope(name);
+        s.var_scope.name = self.join_var(name);
+        s.var_scope.reuse = match reuse {
+            Reuse::Yes | Reuse::Auto => reuse,
+            Reuse::No | Reuse::Inherit => self.var_scope.reuse,
+        };
+        s
+    }
+
+    /// Runs `f` inside a variable scope (see [`Scope::variable_scope_value`]) and returns its result.
+    pub fn variable_scope<R>(&self, name: &str, reuse: Reuse, f: impl FnOnce(&mut Scope) -> Result<R>) -> Result<R> {
+        let mut s = self.variable_scope_value(name, reuse);
+        f(&mut s)
+    }
+
+    /// Sets reuse on for the rest of this scope (`scope.reuse_variables()`).
+    pub fn reuse_variables(&mut self) {
+        self.var_scope.reuse = Reuse::Yes;
+    }
+
+    pub(crate) fn join(&self, name: &str) -> String {
+        if self.prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}/{name}", self.prefix)
+        }
+    }
+
+    pub(crate) fn join_var(&self, name: &str) -> String {
+        if self.var_scope.name.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}/{name}", self.var_scope.name)
+        }
+    }
+
+    /// The full name the next op would get when its default name is `default`,
+    /// and marks it used.
+    pub(crate) fn unique_op_name(&self, default: &str) -> String {
+        let requested = self.op_name.as_deref().unwrap_or(default);
+        if let Some(exact) = requested.strip_suffix('/') {
+            return exact.to_string();
+        }
+        self.graph.write().names.unique(&self.join(requested))
+    }
+
+    /// Starts building an op of TensorFlow type `op_type` whose default name is `default_name`.
+    pub fn op(&self, op_type: &str, default_name: &str) -> OpBuilder<'_> {
+        OpBuilder {
+            scope: self,
+            op_type: op_type.to_string(),
+            default_name: default_name.to_string(),
+            inputs: Vec::new(),
+            control_inputs: Vec::new(),
+            attrs: BTreeMap::new(),
+        }
+    }
+}
+
+/// Builds one op: inputs, attrs, then [`OpBuilder::build`] checks it against the op
+/// registry, infers output dtypes and shapes, names it and adds it to the graph.
+pub struct OpBuilder<'a> {
+    scope: &'a Scope,
+    op_type: String,
+    default_name: String,
+    inputs: Vec<Output>,
+    control_inputs: Vec<Operation>,
+    attrs: BTreeMap<String, AttrValue>,
+}
+
+impl OpBuilder<'_> {
+    /// Adds a data input.
+    pub fn input(mut self, o: &Output) -> Self {
+        self.inputs.push(o.clone());
+        self
+    }
+    /// Adds several data inputs.
+    pub fn inputs(mut self, os: &[Output]) -> Self {
+        self.inputs.extend(os.iter().cloned());
+        self
+    }
+    /// Adds a control input (`^name`).
+    pub fn control_input(mut self, o: &Operation) -> Self {
+        self.control_inputs.push(o.clone());
+        self
+    }
+    /// Sets an attr.
+    pub fn attr(mut self, name: &str, v: impl Into<AttrValue>) -> Self {
+        self.attrs.insert(name.to_string(), v.into());
+        self
+    }
+
+    /// Adds the op. Errors: `Unimplemented` for an op type the registry lacks;
+    /// `InvalidArgument` naming the op when inputs come from another graph or their
+    /// dtypes/shapes do not fit (with both shapes in the message).
+    pub fn build(self) -> Result<Operation> {
+        let graph = self.scope.graph.clone();
+        for i in &self.inputs {
+            if !i.graph.same(&graph) {
+                return Err(Error::invalid_argument(format!(
+                    "input {} of a new {} op is from another graph",
+                    i.name(),
+                    self.op_type
+                )));
+            }
+        }
+        for c in &self.control_inputs {
+            if !c.graph.same(&graph) {
+                return Err(Error::invalid_argument(format!(
+                    "control input {} of a new {} op is from another graph",
+                    c.name(),
+                    self.op_type
+                )));
+            }
+        }
+        let def = ops::lookup(&self.op_type)?;
+        let name = self.scope.unique_op_name(&self.default_name);
+        let input_types: Vec<(crate::tensor::DType, Shape)> = {
+            let g = graph.read();
+            self.inputs.iter().map(|o| g.nodes[o.op].outputs[o.index].clone()).collect()
+        };
+        let mut node = Node {
+            name: name.clone(),
+            op_type: self.op_type.clone(),
+            inputs: self.inputs.iter().map(|o| (o.op, o.index)).collect(),
+            control_inputs: self.scope.control_deps.iter().copied().chain(self.control_inputs.iter().map(|c| c.id)).collect(),
+            attrs: self.attrs,
+            outputs: Vec::new(),
+            device: self.scope.device.clone(),
+        };
+        node.control_inputs.dedup();
+        let ctx = InferCtx { graph: &graph, node: &node, inputs: &input_types };
+        node.outputs = def.infer(&ctx).map_err(|e| e.context(format!("op '{name}' ({})", self.op_type)))?;
+        Ok(graph.insert_node(node))
+    }
+
+    /// Builds the op and returns its output 0.
+    pub fn build_output(self) -> Result<Output> {
+        self.build()?.output(0)
+    }
+}
+
+impl Graph {
+    /// Appends a finished node, registering its name. Returns its handle.
+    pub(crate) fn insert_node(&self, node: Node) -> Operation {
+        let mut g = self.write();
+        let id = g.nodes.len();
+        g.names.mark_used(&node.name);
+        g.by_name.insert(node.name.clone(), id);
+        g.nodes.push(Arc::new(node));
+        Operation { graph: self.clone(), id }
+    }
+}

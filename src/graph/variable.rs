@@ -1,0 +1,281 @@
+//! Variables: TensorFlow's reference-variable subgraph (`VariableV2` op `v`, `v/Assign`,
+//! `v/read`) and the variable store behind `get_variable`.
+
+use super::collections::{GLOBAL_VARIABLES, TRAINABLE_VARIABLES};
+use super::graph::StoredVariable;
+use super::{CollectionItem, Graph, Operation, Output, Reuse, Scope};
+use crate::error::{Error, Result};
+use crate::init::Initializer;
+use crate::tensor::{DType, Shape};
+
+/// The ids that make up a variable, as kept in collections and the variable store
+/// (TensorFlow's `VariableDef`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VariableRecord {
+    /// The `VariableV2` op.
+    pub var_op: usize,
+    /// The `v/read` snapshot (op id, output index).
+    pub snapshot: (usize, usize),
+    /// The `v/Assign` initializer op.
+    pub initializer: usize,
+    /// The initial value tensor.
+    pub initial_value: (usize, usize),
+    /// Whether the variable is in `trainable_variables`.
+    pub trainable: bool,
+}
+
+/// A variable (`tf.Variable`, reference kind). Derefs to its value: the `v/read:0`
+/// snapshot, so it can be passed wherever an [`Output`] is expected.
+#[derive(Clone, Debug)]
+pub struct Variable {
+    value: Output,
+    var_op: Operation,
+    initializer: Operation,
+    initial_value: Output,
+    trainable: bool,
+}
+
+impl std::ops::Deref for Variable {
+    type Target = Output;
+    fn deref(&self) -> &Output {
+        &self.value
+    }
+}
+
+impl PartialEq for Variable {
+    fn eq(&self, o: &Self) -> bool {
+        self.var_op == o.var_op
+    }
+}
+
+impl Variable {
+    pub(crate) fn from_record(g: &Graph, r: &VariableRecord) -> Variable {
+        Variable {
+            value: Output { graph: g.clone(), op: r.snapshot.0, index: r.snapshot.1 },
+            var_op: Operation { graph: g.clone(), id: r.var_op },
+            initializer: Operation { graph: g.clone(), id: r.initializer },
+            initial_value: Output { graph: g.clone(), op: r.initial_value.0, index: r.initial_value.1 },
+            trainable: r.trainable,
+        }
+    }
+    /// The record stored in collections.
+    pub fn record(&self) -> VariableRecord {
+        VariableRecord {
+            var_op: self.var_op.id,
+            snapshot: self.value.key(),
+            initializer: self.initializer.id,
+            initial_value: self.initial_value.key(),
+            trainable: self.trainable,
+        }
+    }
+    /// The variable's name, which is its op's name (`weight_def/weights`); the name it is
+    /// saved under in checkpoints.
+    pub fn name(&self) -> String {
+        self.var_op.name()
+    }
+    /// The `VariableV2` op (its output is the reference `v:0`).
+    pub fn op(&self) -> &Operation {
+        &self.var_op
+    }
+    /// The reference output `v:0`, the input of `Assign` and optimizer ops.
+    pub fn reference(&self) -> Output {
+        Output { graph: self.var_op.graph.clone(), op: self.var_op.id, index: 0 }
+    }
+    /// The value snapshot `v/read:0`.
+    pub fn value(&self) -> &Output {
+        &self.value
+    }
+    /// The `v/Assign` op that sets the initial value.
+    pub fn initializer(&self) -> &Operation {
+        &self.initializer
+    }
+    /// The initial value tensor.
+    pub fn initial_value(&self) -> &Output {
+        &self.initial_value
+    }
+    /// Whether the variable is trainable.
+    pub fn trainable(&self) -> bool {
+        self.trainable
+    }
+    /// Element dtype.
+    pub fn dtype(&self) -> DType {
+        self.value.dtype()
+    }
+    /// The variable's (fully defined) shape.
+    pub fn shape(&self) -> Vec<usize> {
+        self.value.shape().to_vec().unwrap_or_default()
+    }
+
+    /// `v.assign(value)`: an `Assign` op in the current scope; returns its output (the new value).
+    pub fn assign(&self, s: &Scope, value: &Output) -> Result<Output> {
+        crate::ops::state::assign(s, &self.reference(), value)
+    }
+    /// `v.assign_add(delta)`: an `AssignAdd` op.
+    pub fn assign_add(&self, s: &Scope, delta: &Output) -> Result<Output> {
+        crate::ops::state::assign_add(s, &self.reference(), delta)
+    }
+    /// `v.assign_sub(delta)`: an `AssignSub` op.
+    pub fn assign_sub(&self, s: &Scope, delta: &Output) -> Result<Output> {
+        crate::ops::state::assign_sub(s, &self.reference(), delta)
+    }
+}
+
+/// Options of [`Scope::variable`] and [`Scope::get_variable_with`].
+#[derive(Debug, Clone)]
+pub struct VariableOptions {
+    /// Added to `trainable_variables` when true (the default).
+    pub trainable: bool,
+    /// Collections to add the variable to (default: `variables`).
+    pub collections: Vec<String>,
+}
+
+impl Default for VariableOptions {
+    fn default() -> Self {
+        VariableOptions { trainable: true, collections: vec![GLOBAL_VARIABLES.to_string()] }
+    }
+}
+
+impl Scope {
+    /// Creates a variable named `name` (uniquified: a second `v1` becomes `v1_1`) whose
+    /// initial value is `initial_value`, as `tf.Variable(initial_value, name=name)`: ops
+    /// `v1` (VariableV2), `v1/Assign`, `v1/read`. Added to `variables` and
+    /// `trainable_variables`. Errors: `InvalidArgument` when the initial value's shape is
+    /// not fully known.
+    pub fn variable(&self, name: &str, initial_value: &Output) -> Result<Variable> {
+        self.variable_with(name, VariableOptions::default(), |_| Ok(initial_value.clone()))
+    }
+
+    /// As [`Scope::variable`], with options, the initial value built by `make_initial`
+    /// inside the variable's name scope (ops `name/...`).
+    pub fn variable_with(
+        &self,
+        name: &str,
+        opts: VariableOptions,
+        make_initial: impl FnOnce(&Scope) -> Result<Output>,
+    ) -> Result<Variable> {
+        let vs = self.name_scope(name);
+        let initial_value = make_initial(&vs)?;
+        let shape = initial_value.shape();
+        let Some(dims) = shape.to_vec() else {
+            return Err(Error::invalid_argument(format!(
+                "initial value of variable '{}' has shape {shape}, which is not fully defined",
+                vs.prefix()
+            )));
+        };
+        let dtype = initial_value.dtype();
+        let full = vs.prefix().to_string();
+        let var_op = vs
+            .named(&format!("{full}/"))
+            .op("VariableV2", "VariableV2")
+            .attr("shape", Shape::known(&dims))
+            .attr("dtype", dtype)
+            .attr("container", "")
+            .attr("shared_name", "")
+            .build()?;
+        let reference = var_op.output(0)?;
+        let assign = crate::ops::state::assign(&vs.named("Assign"), &reference, &initial_value)?;
+        let read = vs
+            .named("read")
+            .op("Identity", "Identity")
+            .input(&reference)
+            .attr("T", dtype)
+            .attr("_class", crate::graph::AttrValue::ListString(vec![format!("loc:@{full}").into_bytes()]))
+            .build_output()?;
+        let v = Variable { value: read, var_op, initializer: assign.op(), initial_value, trainable: opts.trainable };
+        let g = self.graph();
+        for c in &opts.collections {
+            g.add_to_collection(c, CollectionItem::Variable(v.record()));
+        }
+        if opts.trainable {
+            g.add_to_collection(TRAINABLE_VARIABLES, CollectionItem::Variable(v.record()));
+        }
+        Ok(v)
+    }
+
+    /// `tf.get_variable(name, shape, dtype, initializer)` in this variable scope, trainable.
+    /// With no initializer, float variables use Glorot uniform and others zeros.
+    ///
+    /// Errors (TensorFlow's messages, plus what to do): `AlreadyExists` when the variable
+    /// exists and reuse is off ("Variable weight_def/weights already exists, disallowed. Did
+    /// you mean to set reuse=True or reuse=AUTO_REUSE in VarScope?", with where it was made);
+    /// `NotFound` when reuse is on and it does not exist; `InvalidArgument` when an existing
+    /// variable has another shape or dtype.
+    #[track_caller]
+    pub fn get_variable(
+        &self,
+        name: &str,
+        shape: impl Into<Shape>,
+        dtype: DType,
+        initializer: impl Into<Option<Initializer>>,
+    ) -> Result<Variable> {
+        self.get_variable_with(name, shape, dtype, initializer, VariableOptions::default())
+    }
+
+    /// [`Scope::get_variable`] with options (trainable, collections).
+    #[track_caller]
+    pub fn get_variable_with(
+        &self,
+        name: &str,
+        shape: impl Into<Shape>,
+        dtype: DType,
+        initializer: impl Into<Option<Initializer>>,
+        opts: VariableOptions,
+    ) -> Result<Variable> {
+        let caller = std::panic::Location::caller();
+        let shape: Shape = shape.into();
+        let full = self.join_var(name);
+        let reuse = self.var_scope().reuse;
+        let existing = self.graph().read().var_store.get(&full).cloned();
+        if let Some(found) = existing {
+            if reuse == Reuse::No || reuse == Reuse::Inherit {
+                return Err(Error::already_exists(format!(
+                    "Variable {full} already exists, disallowed. Did you mean to set reuse=True or reuse=AUTO_REUSE in VarScope? Originally defined at: {}. Build the model once (for example in new()) and reuse it, or build it again in a new Graph.",
+                    found.created_at
+                )));
+            }
+            let v = Variable::from_record(self.graph(), &found.record);
+            let found_shape = Shape::known(&v.shape());
+            if shape.rank().is_some() && !shape.compatible(&found_shape) {
+                return Err(Error::invalid_argument(format!(
+                    "Trying to share variable {full}, but specified shape {shape} and found shape {found_shape}."
+                )));
+            }
+            if v.dtype() != dtype {
+                return Err(Error::invalid_argument(format!(
+                    "Trying to share variable {full}, but specified dtype {dtype} and found dtype {}.",
+                    v.dtype()
+                )));
+            }
+            return Ok(v);
+        }
+        if reuse == Reuse::Yes {
+            return Err(Error::not_found(format!(
+                "Variable {full} does not exist, or was not created with tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in VarScope?"
+            )));
+        }
+        let Some(dims) = shape.to_vec() else {
+            return Err(Error::invalid_argument(format!(
+                "Shape of a new variable ({full}) must be fully defined, but instead was {shape}."
+            )));
+        };
+        let init = initializer.into().unwrap_or_else(|| Initializer::default_for(dtype));
+        // get_variable builds outside the current name scope, under the variable's full name
+        let root = self.graph().scope();
+        let v = root.variable_with(&full, opts, |vs| init.build(&vs.name_scope("Initializer"), &dims, dtype))?;
+        self.graph().write().var_store.insert(
+            full,
+            StoredVariable { record: v.record(), created_at: format!("{}:{}", caller.file(), caller.line()) },
+        );
+        Ok(v)
+    }
+}
+
+impl Graph {
+    /// Registers an existing variable in the variable store under its name, so that
+    /// `get_variable` finds it (used for variables that arrive with an imported meta graph).
+    pub fn register_variable(&self, v: &Variable, origin: &str) {
+        self.write()
+            .var_store
+            .insert(v.name(), StoredVariable { record: v.record(), created_at: origin.to_string() });
+    }
+}

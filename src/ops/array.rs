@@ -1,0 +1,430 @@
+//! Array ops: Const, Placeholder, PlaceholderWithDefault, Identity, NoOp, Reshape,
+//! Shape, Size, Fill, ZerosLike, OnesLike, Cast, ExpandDims.
+
+use super::{GradCtx, InferCtx, KernelCtx, OpDef};
+use crate::error::{Error, Result};
+use crate::graph::{Output, Scope};
+use crate::tensor::{DType, Shape, Tensor};
+
+pub(super) static DEFS: &[&dyn OpDef] = &[
+    &Const,
+    &Placeholder,
+    &PlaceholderWithDefault,
+    &Identity,
+    &NoOp,
+    &Reshape,
+    &ShapeOp,
+    &Size,
+    &Fill,
+    &ZerosLike,
+    &OnesLike,
+    &Cast,
+    &ExpandDims,
+];
+
+fn one(dtype: DType, shape: Shape) -> Result<Vec<(DType, Shape)>> {
+    Ok(vec![(dtype, shape)])
+}
+
+/// Integer values of a shape/axes tensor (int32 or int64).
+pub(crate) fn int_values(t: &Tensor) -> Result<Vec<i64>> {
+    match t.dtype() {
+        DType::Int32 => Ok(t.as_slice::<i32>()?.iter().map(|&v| v as i64).collect()),
+        DType::Int64 => Ok(t.to_vec::<i64>()?),
+        d => Err(Error::invalid_argument(format!("expected an int32 or int64 tensor, got {d}"))),
+    }
+}
+
+/// `Const`: a constant tensor (attrs `value`, `dtype`).
+pub struct Const;
+impl OpDef for Const {
+    fn op_type(&self) -> &'static str {
+        "Const"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        let t = ctx.node.attr_tensor("value")?;
+        one(t.dtype(), Shape::known(t.shape()))
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        Ok(vec![ctx.node.attr_tensor("value")?.clone()])
+    }
+}
+
+/// `tf.constant(value)`: a `Const` op (default name `Const`). Output: `value`'s dtype and shape.
+pub fn constant(s: &Scope, value: Tensor) -> Result<Output> {
+    let dtype = value.dtype();
+    s.op("Const", "Const").attr("value", value).attr("dtype", dtype).build_output()
+}
+
+/// A 0-d float32 or float64 constant holding `v` (dtype `dtype`). Errors for other dtypes.
+pub fn scalar_like(s: &Scope, v: f64, dtype: DType) -> Result<Output> {
+    constant(s, Tensor::from_f64(dtype, &[], &[v])?)
+}
+
+/// `Placeholder`: a value that must be fed (attrs `dtype`, `shape`). Running it unfed is
+/// `InvalidArgument` naming it.
+pub struct Placeholder;
+impl OpDef for Placeholder {
+    fn op_type(&self) -> &'static str {
+        "Placeholder"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        let shape = ctx.node.attr_shape("shape").cloned().unwrap_or_else(|_| Shape::unknown());
+        one(ctx.node.attr_type("dtype")?, shape)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        Err(Error::invalid_argument(format!(
+            "You must feed a value for placeholder tensor '{}' with dtype {}",
+            ctx.node.name,
+            ctx.node.attr_type("dtype")?
+        )))
+    }
+}
+
+/// `tf.placeholder(dtype, shape)`: default name `Placeholder`; `shape` may hold unknown
+/// dimensions (`[None, Some(4)]`).
+pub fn placeholder(s: &Scope, dtype: DType, shape: impl Into<Shape>) -> Result<Output> {
+    s.op("Placeholder", "Placeholder").attr("dtype", dtype).attr("shape", shape.into()).build_output()
+}
+
+/// `PlaceholderWithDefault`: its input unless fed.
+pub struct PlaceholderWithDefault;
+impl OpDef for PlaceholderWithDefault {
+    fn op_type(&self) -> &'static str {
+        "PlaceholderWithDefault"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        let shape = ctx.node.attr_shape("shape").cloned().unwrap_or_else(|_| ctx.shape(0).clone());
+        one(ctx.dtype(0), shape)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        Ok(vec![ctx.input(0).clone()])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        Ok(vec![ctx.grads[0].clone()])
+    }
+}
+
+/// `tf.placeholder_with_default(input, shape)`.
+pub fn placeholder_with_default(s: &Scope, input: &Output, shape: impl Into<Shape>) -> Result<Output> {
+    s.op("PlaceholderWithDefault", "PlaceholderWithDefault")
+        .input(input)
+        .attr("dtype", input.dtype())
+        .attr("shape", shape.into())
+        .build_output()
+}
+
+/// `Identity`: its input.
+pub struct Identity;
+impl OpDef for Identity {
+    fn op_type(&self) -> &'static str {
+        "Identity"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        one(ctx.dtype(0), ctx.shape(0).clone())
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        Ok(vec![ctx.input(0).clone()])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        Ok(vec![ctx.grads[0].clone()])
+    }
+}
+
+/// `tf.identity(x)`.
+pub fn identity(s: &Scope, x: &Output) -> Result<Output> {
+    s.op("Identity", "Identity").input(x).attr("T", x.dtype()).build_output()
+}
+
+/// `NoOp`: does nothing; used to group control dependencies (`init`, `train`).
+pub struct NoOp;
+impl OpDef for NoOp {
+    fn op_type(&self) -> &'static str {
+        "NoOp"
+    }
+    fn infer(&self, _: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        Ok(vec![])
+    }
+    fn compute(&self, _: &KernelCtx) -> Result<Vec<Tensor>> {
+        Ok(vec![])
+    }
+}
+
+/// `tf.group(*ops)`: a `NoOp` (default name `NoOp`) with control inputs on `ops`.
+pub fn group(s: &Scope, ops: &[&crate::graph::Operation]) -> Result<crate::graph::Operation> {
+    s.with_control_dependencies(ops).op("NoOp", "NoOp").build()
+}
+
+/// Resolves a requested shape (one entry may be -1) against an element count.
+fn resolve_shape(req: &[i64], n: Option<usize>) -> Result<Vec<Option<usize>>> {
+    let mut unknown = None;
+    let mut known = 1usize;
+    let mut out = Vec::with_capacity(req.len());
+    for (i, &d) in req.iter().enumerate() {
+        if d == -1 {
+            if unknown.is_some() {
+                return Err(Error::invalid_argument("only one input size may be -1, not both"));
+            }
+            unknown = Some(i);
+            out.push(None);
+        } else if d < 0 {
+            return Err(Error::invalid_argument(format!("size {i} must be non-negative, not {d}")));
+        } else {
+            known = known.saturating_mul(d as usize);
+            out.push(Some(d as usize));
+        }
+    }
+    match (unknown, n) {
+        (Some(i), Some(n)) => {
+            if known == 0 || n % known != 0 {
+                return Err(Error::invalid_argument(format!(
+                    "Input to reshape is a tensor with {n} values, but the requested shape {req:?} cannot hold them"
+                )));
+            }
+            out[i] = Some(n / known);
+        }
+        (None, Some(n)) if n != known => {
+            return Err(Error::invalid_argument(format!(
+                "Input to reshape is a tensor with {n} values, but the requested shape {req:?} has {known}"
+            )))
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+/// `Reshape`: same values, new shape (input 1: int32 shape; one entry may be -1).
+pub struct Reshape;
+impl OpDef for Reshape {
+    fn op_type(&self) -> &'static str {
+        "Reshape"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        let n = ctx.shape(0).to_vec().map(|d| d.iter().product());
+        let shape = match ctx.const_input(1) {
+            Some(t) => Shape::partial(&resolve_shape(&int_values(&t)?, n)?),
+            None => Shape::unknown(),
+        };
+        one(ctx.dtype(0), shape)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let x = ctx.input(0);
+        let dims = resolve_shape(&int_values(ctx.input(1))?, Some(x.num_elements()))?;
+        let dims: Vec<usize> = dims.into_iter().map(|d| d.unwrap_or(0)).collect();
+        Ok(vec![x.reshape(&dims)?])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let shape = shape(s, &ctx.inputs[0])?;
+        Ok(vec![Some(reshape(s, &ctx.grad(0)?, &shape)?), None])
+    }
+}
+
+/// `tf.reshape(x, shape)` with `shape` an int32 tensor.
+pub fn reshape(s: &Scope, x: &Output, shape: &Output) -> Result<Output> {
+    s.op("Reshape", "Reshape").input(x).input(shape).attr("T", x.dtype()).attr("Tshape", shape.dtype()).build_output()
+}
+
+/// `tf.reshape(x, dims)` with a constant shape (`-1` for one inferred dimension).
+pub fn reshape_to(s: &Scope, x: &Output, dims: &[i64]) -> Result<Output> {
+    let shape = constant(&s.named("Reshape/shape"), Tensor::vector(dims.iter().map(|&d| d as i32).collect()))?;
+    reshape(s, x, &shape)
+}
+
+/// `Shape`: the dynamic shape of its input as a 1-d int32 (attr `out_type`).
+pub struct ShapeOp;
+impl OpDef for ShapeOp {
+    fn op_type(&self) -> &'static str {
+        "Shape"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        let out = ctx.node.attr_type("out_type").unwrap_or(DType::Int32);
+        one(out, Shape::partial(&[ctx.shape(0).rank()]))
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let d: Vec<f64> = ctx.input(0).shape().iter().map(|&d| d as f64).collect();
+        let out = ctx.node.attr_type("out_type").unwrap_or(DType::Int32);
+        Ok(vec![Tensor::from_f64(out, &[d.len()], &d)?])
+    }
+}
+
+/// `tf.shape(x)` (int32).
+pub fn shape(s: &Scope, x: &Output) -> Result<Output> {
+    s.op("Shape", "Shape").input(x).attr("T", x.dtype()).attr("out_type", DType::Int32).build_output()
+}
+
+/// `Size`: the number of elements of its input, a 0-d int32.
+pub struct Size;
+impl OpDef for Size {
+    fn op_type(&self) -> &'static str {
+        "Size"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        one(ctx.node.attr_type("out_type").unwrap_or(DType::Int32), Shape::scalar())
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let out = ctx.node.attr_type("out_type").unwrap_or(DType::Int32);
+        Ok(vec![Tensor::from_f64(out, &[], &[ctx.input(0).num_elements() as f64])?])
+    }
+}
+
+/// `tf.size(x)` (int32).
+pub fn size(s: &Scope, x: &Output) -> Result<Output> {
+    s.op("Size", "Size").input(x).attr("T", x.dtype()).attr("out_type", DType::Int32).build_output()
+}
+
+/// `Fill`: a tensor of shape `dims` (input 0, int32) filled with the scalar `value` (input 1).
+pub struct Fill;
+impl OpDef for Fill {
+    fn op_type(&self) -> &'static str {
+        "Fill"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        let shape = match ctx.const_input(0) {
+            Some(t) => Shape::partial(&resolve_shape(&int_values(&t)?, None)?),
+            None => Shape::unknown(),
+        };
+        one(ctx.dtype(1), shape)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let dims = int_values(ctx.input(0))?;
+        if dims.iter().any(|&d| d < 0) {
+            return Err(Error::invalid_argument(format!("Fill dims must be non-negative, got {dims:?}")));
+        }
+        let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+        let v = ctx.input(1);
+        if v.num_elements() != 1 {
+            return Err(Error::invalid_argument("Fill value must be a scalar"));
+        }
+        let n = crate::tensor::checked_num_elements(&dims)?;
+        Ok(vec![Tensor::from_storage(&dims, v.storage().gather(&vec![0; n]))?])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        Ok(vec![None, Some(super::math::reduce_sum(ctx.scope, &ctx.grad(0)?, None, false)?)])
+    }
+}
+
+/// `tf.fill(dims, value)`.
+pub fn fill(s: &Scope, dims: &Output, value: &Output) -> Result<Output> {
+    s.op("Fill", "Fill").input(dims).input(value).attr("T", value.dtype()).attr("index_type", dims.dtype()).build_output()
+}
+
+macro_rules! like_op {
+    ($name:ident, $ty:expr, $val:expr, $doc:expr) => {
+        #[doc = $doc]
+        pub struct $name;
+        impl OpDef for $name {
+            fn op_type(&self) -> &'static str {
+                $ty
+            }
+            fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+                ctx.expect_inputs(1)?;
+                one(ctx.dtype(0), ctx.shape(0).clone())
+            }
+            fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+                let x = ctx.input(0);
+                let v = vec![$val; x.num_elements()];
+                Ok(vec![Tensor::from_f64(x.dtype(), x.shape(), &v)?])
+            }
+        }
+    };
+}
+like_op!(ZerosLike, "ZerosLike", 0.0, "`ZerosLike`: zeros of the input's dtype and shape.");
+like_op!(OnesLike, "OnesLike", 1.0, "`OnesLike`: ones of the input's dtype and shape.");
+
+/// `tf.zeros_like(x)`.
+pub fn zeros_like(s: &Scope, x: &Output) -> Result<Output> {
+    s.op("ZerosLike", "zeros_like").input(x).attr("T", x.dtype()).build_output()
+}
+
+/// `tf.ones_like(x)`.
+pub fn ones_like(s: &Scope, x: &Output) -> Result<Output> {
+    s.op("OnesLike", "ones_like").input(x).attr("T", x.dtype()).build_output()
+}
+
+/// `Cast`: converts elements to `DstT` (numeric and bool dtypes).
+pub struct Cast;
+impl OpDef for Cast {
+    fn op_type(&self) -> &'static str {
+        "Cast"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        one(ctx.node.attr_type("DstT")?, ctx.shape(0).clone())
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let x = ctx.input(0);
+        let dst = ctx.node.attr_type("DstT")?;
+        if x.dtype() == dst {
+            return Ok(vec![x.clone()]);
+        }
+        let v = x.to_f64_vec()?;
+        Ok(vec![Tensor::from_f64(dst, x.shape(), &v)?])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let src = ctx.inputs[0].dtype();
+        if !src.is_floating() || !ctx.outputs[0].dtype().is_floating() {
+            return Ok(vec![None]);
+        }
+        Ok(vec![Some(cast(ctx.scope, &ctx.grad(0)?, src)?)])
+    }
+}
+
+/// `tf.cast(x, dtype)`.
+pub fn cast(s: &Scope, x: &Output, dtype: DType) -> Result<Output> {
+    s.op("Cast", "Cast").input(x).attr("SrcT", x.dtype()).attr("DstT", dtype).attr("Truncate", false).build_output()
+}
+
+/// `ExpandDims`: inserts a dimension of 1 at `axis` (input 1, int32 scalar; negative counts from the end).
+pub struct ExpandDims;
+impl ExpandDims {
+    fn axis(axis: i64, rank: usize) -> Result<usize> {
+        let r = rank as i64 + 1;
+        if axis < -r || axis >= r {
+            return Err(Error::invalid_argument(format!("ExpandDims axis {axis} out of range for rank {rank}")));
+        }
+        Ok(if axis < 0 { (axis + r) as usize } else { axis as usize })
+    }
+}
+impl OpDef for ExpandDims {
+    fn op_type(&self) -> &'static str {
+        "ExpandDims"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        let shape = match (ctx.const_input(1), ctx.shape(0).dims()) {
+            (Some(a), Some(dims)) => {
+                let ax = Self::axis(int_values(&a)?.first().copied().unwrap_or(0), dims.len())?;
+                let mut d = dims.to_vec();
+                d.insert(ax, Some(1));
+                Shape::partial(&d)
+            }
+            _ => Shape::unknown(),
+        };
+        one(ctx.dtype(0), shape)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let x = ctx.input(0);
+        let ax = Self::axis(int_values(ctx.input(1))?.first().copied().unwrap_or(0), x.rank())?;
+        let mut d = x.shape().to_vec();
+        d.insert(ax, 1);
+        Ok(vec![x.reshape(&d)?])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let shape = shape(s, &ctx.inputs[0])?;
+        Ok(vec![Some(reshape(s, &ctx.grad(0)?, &shape)?), None])
+    }
+}
+
+/// `tf.expand_dims(x, axis)`.
+pub fn expand_dims(s: &Scope, x: &Output, axis: i32) -> Result<Output> {
+    let dim = constant(&s.named("ExpandDims/dim"), Tensor::scalar(axis))?;
+    s.op("ExpandDims", "ExpandDims").input(x).input(&dim).attr("T", x.dtype()).attr("Tdim", DType::Int32).build_output()
+}

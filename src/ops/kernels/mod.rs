@@ -1,0 +1,67 @@
+//! Numeric helpers shared by the CPU kernels: broadcasting element-wise maps,
+//! reductions and matrix products.
+
+mod broadcast;
+mod matmul;
+mod num;
+mod reduce;
+
+pub use broadcast::{broadcast_binary, broadcast_shape, unary_map};
+pub use matmul::matmul;
+pub use num::Num;
+pub use reduce::{normalize_axes, reduce, reduced_shape};
+
+/// Dispatches `$body` over the numeric dtypes float32, float64, int32 and int64, binding
+/// the element type to `$t`; other dtypes give `InvalidArgument` naming `$what`.
+#[macro_export]
+macro_rules! dispatch_numeric {
+    ($dtype:expr, $what:expr, $t:ident => $body:expr) => {
+        match $dtype {
+            $crate::tensor::DType::Float => {
+                type $t = f32;
+                $body
+            }
+            $crate::tensor::DType::Double => {
+                type $t = f64;
+                $body
+            }
+            $crate::tensor::DType::Int32 => {
+                type $t = i32;
+                $body
+            }
+            $crate::tensor::DType::Int64 => {
+                type $t = i64;
+                $body
+            }
+            other => {
+                return Err($crate::error::Error::invalid_argument(format!(
+                    "{} has no kernel for dtype {other}",
+                    $what
+                )))
+            }
+        }
+    };
+}
+
+/// As [`dispatch_numeric!`] for float32 and float64 only.
+#[macro_export]
+macro_rules! dispatch_float {
+    ($dtype:expr, $what:expr, $t:ident => $body:expr) => {
+        match $dtype {
+            $crate::tensor::DType::Float => {
+                type $t = f32;
+                $body
+            }
+            $crate::tensor::DType::Double => {
+                type $t = f64;
+                $body
+            }
+            other => {
+                return Err($crate::error::Error::invalid_argument(format!(
+                    "{} has no kernel for dtype {other}",
+                    $what
+                )))
+            }
+        }
+    };
+}

@@ -1,0 +1,40 @@
+//! `Num`: the element types numeric kernels are written for.
+
+use crate::tensor::Element;
+use std::ops::{Add, Div, Mul, Sub};
+
+/// A numeric element type (f32, f64, i32, i64).
+pub trait Num:
+    Element + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self>
+{
+    /// 0
+    const ZERO: Self;
+    /// 1
+    const ONE: Self;
+    /// The lowest value (for max-reductions).
+    const MIN: Self;
+    /// Converts from f64 (truncating for integers).
+    fn from_f64(v: f64) -> Self;
+    /// Converts to f64.
+    fn to_f64(self) -> f64;
+}
+
+macro_rules! num {
+    ($t:ty, $min:expr) => {
+        impl Num for $t {
+            const ZERO: Self = 0 as $t;
+            const ONE: Self = 1 as $t;
+            const MIN: Self = $min;
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+        }
+    };
+}
+num!(f32, f32::NEG_INFINITY);
+num!(f64, f64::NEG_INFINITY);
+num!(i32, i32::MIN);
+num!(i64, i64::MIN);

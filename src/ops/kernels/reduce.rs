@@ -1,0 +1,94 @@
+//! Reductions over axes (Sum, Mean, Max, ...).
+
+use crate::error::{Error, Result};
+use crate::tensor::{fmt_dims, Element, Tensor};
+
+/// Turns possibly negative `axes` into sorted, unique axes below `rank`.
+/// Errors: `InvalidArgument` for an axis out of range.
+pub fn normalize_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>> {
+    let mut out = Vec::with_capacity(axes.len());
+    for &a in axes {
+        let r = rank as i64;
+        if a < -r || a >= r.max(1) && !(rank == 0 && a == 0) {
+            return Err(Error::invalid_argument(format!(
+                "Invalid reduction dimension ({a} for input with {rank} dimension(s)"
+            )));
+        }
+        if rank == 0 {
+            continue;
+        }
+        out.push(if a < 0 { (a + r) as usize } else { a as usize });
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// The shape left after reducing `axes` of `shape` (kept as 1 when `keep_dims`).
+pub fn reduced_shape(shape: &[usize], axes: &[usize], keep_dims: bool) -> Vec<usize> {
+    shape
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &d)| {
+            if axes.contains(&i) {
+                keep_dims.then_some(1)
+            } else {
+                Some(d)
+            }
+        })
+        .collect()
+}
+
+/// Folds the elements of `x` over `axes` with `f`, starting from `init`.
+pub fn reduce<T: Element>(
+    x: &Tensor,
+    axes: &[usize],
+    keep_dims: bool,
+    init: T,
+    f: impl Fn(T, T) -> T,
+) -> Result<Tensor> {
+    let data = x.as_slice::<T>()?;
+    let shape = x.shape();
+    if axes.iter().any(|&a| a >= shape.len()) {
+        return Err(Error::invalid_argument(format!("reduction axes {axes:?} out of range for {}", fmt_dims(shape))));
+    }
+    let out_shape = reduced_shape(shape, axes, keep_dims);
+    let out_len: usize = reduced_shape(shape, axes, false).iter().product();
+    let mut out = vec![init; out_len];
+    // inner = product of trailing dims; fast path for reducing only the last axes
+    let rank = shape.len();
+    let trailing = axes.len() <= rank && axes.iter().enumerate().all(|(i, &a)| a == rank - axes.len() + i);
+    if trailing {
+        let inner: usize = shape[rank - axes.len()..].iter().product();
+        if inner > 0 {
+            for (o, chunk) in out.iter_mut().zip(data.chunks(inner)) {
+                *o = chunk.iter().fold(*o, |acc, &v| f(acc, v));
+            }
+        }
+        return Tensor::new(&out_shape, out);
+    }
+    // general: output strides with 0 on reduced axes
+    let mut ostride = vec![0usize; rank];
+    let mut s = 1;
+    for i in (0..rank).rev() {
+        if !axes.contains(&i) {
+            ostride[i] = s;
+            s *= shape[i];
+        }
+    }
+    let mut idx = vec![0usize; rank];
+    let mut o = 0usize;
+    for &v in data {
+        out[o] = f(out[o], v);
+        for d in (0..rank).rev() {
+            idx[d] += 1;
+            o += ostride[d];
+            if idx[d] < shape[d] {
+                break;
+            }
+            o -= ostride[d] * shape[d];
+            idx[d] = 0;
+        }
+    }
+    Tensor::new(&out_shape, out)
+}

@@ -1,0 +1,345 @@
+//! Math ops: element-wise binary ops with broadcasting (AddV2, Sub, Mul, RealDiv,
+//! Maximum, Minimum, Equal), unary ops, reductions (Sum, Mean, Max, ArgMax), MatMul,
+//! AddN and the gradient helper BroadcastGradientArgs.
+
+use super::array::{constant, int_values, reshape, shape};
+use super::kernels::{broadcast_binary, broadcast_shape, matmul as matmul_kernel};
+use super::{GradCtx, InferCtx, KernelCtx, OpDef};
+use crate::error::{Error, Result};
+use crate::graph::{Output, Scope};
+use crate::tensor::{DType, Shape, Tensor};
+
+pub(super) static DEFS: &[&dyn OpDef] = &[
+    &Binary::ADD,
+    &Binary::SUB,
+    &Binary::MUL,
+    &Binary::DIV,
+    &MatMul,
+    &BroadcastGradientArgs,
+    &AddN,
+    &Equal,
+];
+
+/// Infers the broadcast shape of two partial shapes; `InvalidArgument` with both shapes.
+pub(crate) fn broadcast_partial(a: &Shape, b: &Shape) -> Result<Shape> {
+    let (Some(da), Some(db)) = (a.dims(), b.dims()) else {
+        return Ok(Shape::unknown());
+    };
+    let n = da.len().max(db.len());
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let x = if i + da.len() >= n { da[i + da.len() - n] } else { Some(1) };
+        let y = if i + db.len() >= n { db[i + db.len() - n] } else { Some(1) };
+        out.push(match (x, y) {
+            (Some(x), Some(y)) if x == y => Some(x),
+            (Some(1), y) => y,
+            (x, Some(1)) => x,
+            (Some(x), Some(y)) => {
+                return Err(Error::invalid_argument(format!(
+                    "Dimensions must be equal, but are {x} and {y} for shapes {a} and {b}"
+                )))
+            }
+            (None, Some(y)) => Some(y),
+            (Some(x), None) => Some(x),
+            (None, None) => None,
+        });
+    }
+    Ok(Shape::partial(&out))
+}
+
+/// The element-wise binary ops that share broadcasting and their inference.
+#[derive(Clone, Copy)]
+pub struct Binary {
+    op_type: &'static str,
+}
+
+impl Binary {
+    const ADD: Binary = Binary { op_type: "AddV2" };
+    const SUB: Binary = Binary { op_type: "Sub" };
+    const MUL: Binary = Binary { op_type: "Mul" };
+    const DIV: Binary = Binary { op_type: "RealDiv" };
+}
+
+impl OpDef for Binary {
+    fn op_type(&self) -> &'static str {
+        self.op_type
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        let t = ctx.same_dtypes()?;
+        Ok(vec![(t, broadcast_partial(ctx.shape(0), ctx.shape(1))?)])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let (a, b) = (ctx.input(0), ctx.input(1));
+        let out = crate::dispatch_numeric!(a.dtype(), self.op_type, T => match self.op_type {
+            "AddV2" => broadcast_binary::<T, T>(a, b, |x, y| x + y),
+            "Sub" => broadcast_binary::<T, T>(a, b, |x, y| x - y),
+            "Mul" => broadcast_binary::<T, T>(a, b, |x, y| x * y),
+            _ => {
+                if !a.dtype().is_floating() && b.as_slice::<T>()?.iter().any(|&y| y == <T as super::kernels::Num>::ZERO) {
+                    return Err(Error::invalid_argument("Integer division by zero"));
+                }
+                broadcast_binary::<T, T>(a, b, |x, y| x / y)
+            }
+        })?;
+        Ok(vec![out])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let (x, y) = (&ctx.inputs[0], &ctx.inputs[1]);
+        let g = ctx.grad(0)?;
+        let (gx, gy) = match self.op_type {
+            "AddV2" => (g.clone(), g),
+            "Sub" => (g.clone(), neg(s, &g)?),
+            "Mul" => (mul(s, &g, y)?, mul(s, x, &g)?),
+            _ => {
+                let gx = div(s, &g, y)?;
+                let gy = mul(s, &g, &div(s, &div(s, &neg(s, x)?, y)?, y)?)?;
+                (gx, gy)
+            }
+        };
+        let (gx, gy) = reduce_to_inputs(s, x, y, gx, gy)?;
+        Ok(vec![Some(gx), Some(gy)])
+    }
+}
+
+/// Sums broadcast gradients back to the shapes of `x` and `y` (TensorFlow's pattern:
+/// `Shape`, `BroadcastGradientArgs`, `Sum`, `Reshape`), skipped when both shapes are
+/// known and equal.
+pub(crate) fn reduce_to_inputs(s: &Scope, x: &Output, y: &Output, gx: Output, gy: Output) -> Result<(Output, Output)> {
+    let (sx, sy) = (x.shape(), y.shape());
+    if sx.is_fully_defined() && sx == sy {
+        return Ok((gx, gy));
+    }
+    let shx = shape(s, x)?;
+    let shy = shape(&s.named("Shape_1"), y)?;
+    let args = s.op("BroadcastGradientArgs", "BroadcastGradientArgs").input(&shx).input(&shy).attr("T", DType::Int32).build()?;
+    let rx = args.output(0)?;
+    let ry = args.output(1)?;
+    let gx = reshape(s, &sum_over(s, &gx, &rx)?, &shx)?;
+    let gy = reshape(&s.named("Reshape_1"), &sum_over(&s.named("Sum_1"), &gy, &ry)?, &shy)?;
+    Ok((gx, gy))
+}
+
+fn sum_over(s: &Scope, x: &Output, axes: &Output) -> Result<Output> {
+    s.op("Sum", "Sum").input(x).input(axes).attr("T", x.dtype()).attr("Tidx", DType::Int32).attr("keep_dims", false).build_output()
+}
+
+macro_rules! binary_fn {
+    ($fname:ident, $ty:expr, $default:expr, $doc:expr) => {
+        #[doc = $doc]
+        pub fn $fname(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
+            s.op($ty, $default).input(x).input(y).attr("T", x.dtype()).build_output()
+        }
+    };
+}
+binary_fn!(add, "AddV2", "add", "`tf.add(x, y)` (`AddV2`, default name `add`), broadcasting; dtypes must match.");
+binary_fn!(sub, "Sub", "sub", "`tf.subtract(x, y)` (`Sub`, default name `sub`), broadcasting.");
+binary_fn!(mul, "Mul", "mul", "`tf.multiply(x, y)` (`Mul`, default name `mul`), broadcasting.");
+binary_fn!(div, "RealDiv", "truediv", "`tf.truediv(x, y)` (`RealDiv`, default name `truediv`), broadcasting.");
+
+/// `MatMul`: `a @ b` for matrices, attrs `transpose_a`, `transpose_b` (float32/float64).
+pub struct MatMul;
+impl OpDef for MatMul {
+    fn op_type(&self) -> &'static str {
+        "MatMul"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        let t = ctx.same_dtypes()?;
+        let ta = ctx.node.attr_bool_or("transpose_a", false)?;
+        let tb = ctx.node.attr_bool_or("transpose_b", false)?;
+        let (a, b) = (ctx.shape(0), ctx.shape(1));
+        if a.rank().is_some_and(|r| r != 2) || b.rank().is_some_and(|r| r != 2) {
+            return Err(Error::invalid_argument(format!("Shape must be rank 2 but is rank {a} and {b}")));
+        }
+        let (m, k) = if ta { (a.dim(1), a.dim(0)) } else { (a.dim(0), a.dim(1)) };
+        let (k2, n) = if tb { (b.dim(1), b.dim(0)) } else { (b.dim(0), b.dim(1)) };
+        if let (Some(k), Some(k2)) = (k, k2) {
+            if k != k2 {
+                return Err(Error::invalid_argument(format!(
+                    "Dimensions must be equal, but are {k} and {k2} for MatMul with input shapes {a}, {b}"
+                )));
+            }
+        }
+        Ok(vec![(t, Shape::partial(&[m, n]))])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let ta = ctx.node.attr_bool_or("transpose_a", false)?;
+        let tb = ctx.node.attr_bool_or("transpose_b", false)?;
+        Ok(vec![matmul_kernel(ctx.input(0), ctx.input(1), ta, tb)?])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let ta = ctx.node.attr_bool_or("transpose_a", false)?;
+        let tb = ctx.node.attr_bool_or("transpose_b", false)?;
+        let (a, b) = (&ctx.inputs[0], &ctx.inputs[1]);
+        let g = ctx.grad(0)?;
+        let s1 = s.named("MatMul_1");
+        let (ga, gb) = match (ta, tb) {
+            (false, false) => (matmul_t(s, &g, b, false, true)?, matmul_t(&s1, a, &g, true, false)?),
+            (false, true) => (matmul_t(s, &g, b, false, false)?, matmul_t(&s1, &g, a, true, false)?),
+            (true, false) => (matmul_t(s, b, &g, false, true)?, matmul_t(&s1, a, &g, false, false)?),
+            (true, true) => (matmul_t(s, b, &g, true, true)?, matmul_t(&s1, &g, a, true, true)?),
+        };
+        Ok(vec![Some(ga), Some(gb)])
+    }
+}
+
+/// `tf.matmul(a, b)`.
+pub fn matmul(s: &Scope, a: &Output, b: &Output) -> Result<Output> {
+    matmul_t(s, a, b, false, false)
+}
+
+/// `tf.matmul(a, b, transpose_a, transpose_b)`.
+pub fn matmul_t(s: &Scope, a: &Output, b: &Output, transpose_a: bool, transpose_b: bool) -> Result<Output> {
+    s.op("MatMul", "MatMul")
+        .input(a)
+        .input(b)
+        .attr("T", a.dtype())
+        .attr("transpose_a", transpose_a)
+        .attr("transpose_b", transpose_b)
+        .build_output()
+}
+
+/// `BroadcastGradientArgs`: for shapes `s0`, `s1` (1-d int32), the axes each input was
+/// broadcast along, for summing gradients back.
+pub struct BroadcastGradientArgs;
+impl OpDef for BroadcastGradientArgs {
+    fn op_type(&self) -> &'static str {
+        "BroadcastGradientArgs"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        let t = ctx.same_dtypes()?;
+        Ok(vec![(t, Shape::partial(&[None])), (t, Shape::partial(&[None]))])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let a: Vec<usize> = int_values(ctx.input(0))?.iter().map(|&d| d.max(0) as usize).collect();
+        let b: Vec<usize> = int_values(ctx.input(1))?.iter().map(|&d| d.max(0) as usize).collect();
+        let out = broadcast_shape(&a, &b)?;
+        let n = out.len();
+        let axes = |s: &[usize]| -> Vec<i32> {
+            (0..n)
+                .filter(|&i| {
+                    let d = if i + s.len() >= n { s[i + s.len() - n] } else { 1 };
+                    d == 1 && out[i] != 1 || i + s.len() < n
+                })
+                .map(|i| i as i32)
+                .collect()
+        };
+        let dt = ctx.input(0).dtype();
+        let mk = |v: Vec<i32>| -> Result<Tensor> {
+            let f: Vec<f64> = v.iter().map(|&x| x as f64).collect();
+            Tensor::from_f64(dt, &[f.len()], &f)
+        };
+        Ok(vec![mk(axes(&a))?, mk(axes(&b))?])
+    }
+}
+
+/// `AddN`: the sum of N tensors of one shape (attr `N`), used to add up gradients.
+pub struct AddN;
+impl OpDef for AddN {
+    fn op_type(&self) -> &'static str {
+        "AddN"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        if ctx.inputs.is_empty() {
+            return Err(Error::invalid_argument("AddN needs at least one input"));
+        }
+        let t = ctx.same_dtypes()?;
+        let mut shape = ctx.shape(0).clone();
+        for i in 1..ctx.inputs.len() {
+            shape = shape.merge(ctx.shape(i)).ok_or_else(|| {
+                Error::invalid_argument(format!("AddN inputs must have one shape: {} vs {}", ctx.shape(0), ctx.shape(i)))
+            })?;
+        }
+        Ok(vec![(t, shape)])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let mut acc = ctx.input(0).clone();
+        for x in &ctx.inputs[1..] {
+            if x.shape() != acc.shape() {
+                return Err(Error::invalid_argument("AddN inputs must have one shape"));
+            }
+            acc = crate::dispatch_numeric!(acc.dtype(), "AddN", T => broadcast_binary::<T, T>(&acc, x, |a, b| a + b))?;
+        }
+        Ok(vec![acc])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        Ok(vec![ctx.grads[0].clone(); ctx.inputs.len()])
+    }
+}
+
+/// `tf.add_n(xs)`.
+pub fn add_n(s: &Scope, xs: &[Output]) -> Result<Output> {
+    let t = xs.first().map(|x| x.dtype()).unwrap_or(DType::Float);
+    s.op("AddN", "AddN").inputs(xs).attr("N", xs.len() as i64).attr("T", t).build_output()
+}
+
+/// `tf.negative(x)` (`Neg`).
+pub fn neg(s: &Scope, x: &Output) -> Result<Output> {
+    s.op("Neg", "Neg").input(x).attr("T", x.dtype()).build_output()
+}
+
+/// `tf.reduce_sum(x, axes, keep_dims)`; `axes = None` reduces all dimensions
+/// (needs a known rank). Op `Sum`, default name `Sum`.
+pub fn reduce_sum(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool) -> Result<Output> {
+    reduction(s, "Sum", "Sum", x, axes, keep_dims)
+}
+
+/// Builds a reduction op with constant axes (`reduction_indices`).
+pub(crate) fn reduction(
+    s: &Scope,
+    op_type: &str,
+    default: &str,
+    x: &Output,
+    axes: Option<&[i32]>,
+    keep_dims: bool,
+) -> Result<Output> {
+    let axes: Vec<i32> = match axes {
+        Some(a) => a.to_vec(),
+        None => {
+            let r = x.shape().rank().ok_or_else(|| {
+                Error::invalid_argument(format!("reducing all axes of {} needs its rank to be known", x.name()))
+            })?;
+            (0..r as i32).collect()
+        }
+    };
+    let base = s.unique_op_name(default);
+    let idx = constant(&s.named(&format!("{base}/reduction_indices/")), Tensor::vector(axes))?;
+    s.named(&format!("{base}/"))
+        .op(op_type, default)
+        .input(x)
+        .input(&idx)
+        .attr("T", x.dtype())
+        .attr("Tidx", DType::Int32)
+        .attr("keep_dims", keep_dims)
+        .build_output()
+}
+
+
+/// `Equal`: element-wise `x == y` with broadcasting; output bool.
+pub struct Equal;
+impl OpDef for Equal {
+    fn op_type(&self) -> &'static str {
+        "Equal"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        ctx.same_dtypes()?;
+        Ok(vec![(DType::Bool, broadcast_partial(ctx.shape(0), ctx.shape(1))?)])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let (a, b) = (ctx.input(0), ctx.input(1));
+        if a.dtype() == DType::Bool {
+            return Ok(vec![broadcast_binary::<bool, bool>(a, b, |x, y| x == y)?]);
+        }
+        Ok(vec![crate::dispatch_numeric!(a.dtype(), "Equal", T => broadcast_binary::<T, bool>(a, b, |x, y| x == y))?])
+    }
+}
+
+/// `tf.equal(x, y)` (`Equal`, bool output).
+pub fn equal(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
+    s.op("Equal", "Equal").input(x).input(y).attr("T", x.dtype()).attr("incompatible_shape_error", true).build_output()
+}

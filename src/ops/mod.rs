@@ -1,0 +1,189 @@
+//! The op registry: one definition per TensorFlow op type. Each [`OpDef`] gives the op's
+//! shape/dtype inference, its CPU kernel and its gradient, side by side. Graph building,
+//! the session and the gradient builder all read this table; nothing else lists ops.
+//!
+//! The builder functions users call (`ops::add`, `ops::matmul`, ...) live beside the
+//! definitions, one file per family.
+
+pub mod array;
+pub mod kernels;
+pub mod math;
+pub mod nn;
+pub mod random;
+pub mod reduction;
+mod registry;
+pub mod state;
+pub mod training;
+
+use crate::error::{Error, Result};
+use crate::graph::{Graph, Node, Output, Scope};
+use crate::tensor::{DType, Shape, Tensor};
+use std::sync::{Arc, Mutex, RwLock};
+
+pub use array::*;
+pub use math::*;
+pub use nn::*;
+pub use reduction::{argmax, reduce_max, reduce_mean};
+pub use random::{random_normal, random_uniform, truncated_normal};
+pub use registry::{lookup, registered_op_types};
+pub use state::{assign, assign_add, assign_sub};
+
+/// What shape inference sees of a node being added: its attrs and the dtype and
+/// inferred shape of each input.
+pub struct InferCtx<'a> {
+    /// The graph the node is added to (to read constant inputs).
+    pub graph: &'a Graph,
+    /// The node (name, attrs, inputs) being added; its outputs are not yet set.
+    pub node: &'a Node,
+    /// (dtype, shape) of each data input.
+    pub inputs: &'a [(DType, Shape)],
+}
+
+impl InferCtx<'_> {
+    /// Errors unless the node has exactly `n` inputs.
+    pub fn expect_inputs(&self, n: usize) -> Result<()> {
+        if self.inputs.len() != n {
+            return Err(Error::invalid_argument(format!("expects {n} input(s), got {}", self.inputs.len())));
+        }
+        Ok(())
+    }
+    /// The dtype of input `i`.
+    pub fn dtype(&self, i: usize) -> DType {
+        self.inputs[i].0
+    }
+    /// The inferred shape of input `i`.
+    pub fn shape(&self, i: usize) -> &Shape {
+        &self.inputs[i].1
+    }
+    /// Errors unless all inputs have the same dtype; returns it.
+    pub fn same_dtypes(&self) -> Result<DType> {
+        let t = self.dtype(0);
+        for (i, (d, _)) in self.inputs.iter().enumerate().skip(1) {
+            if *d != t {
+                return Err(Error::invalid_argument(format!(
+                    "input {i} has dtype {d}, which does not match input 0's dtype {t}"
+                )));
+            }
+        }
+        Ok(t)
+    }
+    /// Errors unless input `i`'s dtype is one of `allowed`.
+    pub fn check_dtype(&self, i: usize, allowed: &[DType]) -> Result<DType> {
+        let t = self.dtype(i);
+        if !allowed.contains(&t) {
+            let names: Vec<&str> = allowed.iter().map(|d| d.name()).collect();
+            return Err(Error::invalid_argument(format!(
+                "input {i} has dtype {t}; this op accepts {}",
+                names.join(", ")
+            )));
+        }
+        Ok(t)
+    }
+    /// The value of input `i` when it is produced by a `Const` op (for shape arguments).
+    pub fn const_input(&self, i: usize) -> Option<Tensor> {
+        let (src, _) = *self.node.inputs.get(i)?;
+        let n = self.graph.node(src);
+        if n.op_type == "Const" {
+            n.attr_tensor("value").ok().cloned()
+        } else {
+            None
+        }
+    }
+}
+
+/// Per-session state that stateful kernels reach: variable buffers and random generators.
+pub type VarSlot = RwLock<Option<Tensor>>;
+
+/// What a kernel sees when it runs: its node, input values and, for reference inputs,
+/// the variable buffer behind them.
+pub struct KernelCtx<'a> {
+    /// The node being run.
+    pub node: &'a Node,
+    /// Input values in order (for a reference input, the variable's value when initialized,
+    /// else an empty float tensor).
+    pub inputs: Vec<Tensor>,
+    /// For each reference input, the variable buffer (others `None`).
+    pub vars: Vec<Option<(Arc<VarSlot>, String)>>,
+    /// This op's random generator (random ops only).
+    pub rng: Option<Arc<Mutex<rand_chacha::ChaCha8Rng>>>,
+}
+
+impl KernelCtx<'_> {
+    /// Input `i`'s value.
+    pub fn input(&self, i: usize) -> &Tensor {
+        &self.inputs[i]
+    }
+    /// The variable buffer and name behind reference input `i`.
+    /// Errors: `InvalidArgument` when input `i` is not a variable reference.
+    pub fn var(&self, i: usize) -> Result<(&VarSlot, &str)> {
+        match self.vars.get(i).and_then(|v| v.as_ref()) {
+            Some((slot, name)) => Ok((slot, name)),
+            None => Err(Error::invalid_argument(format!(
+                "input {i} of '{}' ({}) must be a variable reference (a VariableV2 output)",
+                self.node.name, self.node.op_type
+            ))),
+        }
+    }
+    /// The current value of the variable behind reference input `i`.
+    /// Errors: `FailedPrecondition` when it is uninitialized.
+    pub fn var_value(&self, i: usize) -> Result<Tensor> {
+        let (slot, name) = self.var(i)?;
+        let v = slot.read().unwrap_or_else(|e| e.into_inner()).clone();
+        v.ok_or_else(|| uninitialized(name))
+    }
+}
+
+/// The `FailedPrecondition` for reading variable `name` before it is initialized.
+pub fn uninitialized(name: &str) -> Error {
+    Error::failed_precondition(format!(
+        "Attempting to use uninitialized value {name}. Run the initializer first (the op returned by global_variables_initializer, or {name}/Assign), or restore it from a checkpoint."
+    ))
+}
+
+/// What a gradient function sees: the scope to add ops under (`gradients/<op>_grad`),
+/// the forward op's inputs and outputs, and the incoming gradients of its outputs.
+pub struct GradCtx<'a> {
+    /// Scope under `gradients/<op name>_grad`.
+    pub scope: &'a Scope,
+    /// The forward node.
+    pub node: &'a Node,
+    /// The forward op's inputs.
+    pub inputs: Vec<Output>,
+    /// The forward op's outputs.
+    pub outputs: Vec<Output>,
+    /// Gradient with respect to each output (`None`: no gradient flows into it).
+    pub grads: Vec<Option<Output>>,
+}
+
+impl GradCtx<'_> {
+    /// The gradient of output `i`, or zeros shaped like it when none flows in.
+    pub fn grad(&self, i: usize) -> Result<Output> {
+        match &self.grads[i] {
+            Some(g) => Ok(g.clone()),
+            None => zeros_like(self.scope, &self.outputs[i]),
+        }
+    }
+}
+
+/// One TensorFlow op type: inference, kernel and gradient.
+pub trait OpDef: Send + Sync {
+    /// The TensorFlow op type (`MatMul`).
+    fn op_type(&self) -> &'static str;
+    /// The dtype and (possibly partial) shape of each output, from the inputs and attrs.
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>>;
+    /// Runs the op on concrete inputs.
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>>;
+    /// Adds the ops computing the gradients of the inputs (`None` where none flows).
+    /// The default: the op is not differentiable and passes no gradient.
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        Ok(vec![None; ctx.inputs.len()])
+    }
+    /// Indices of inputs taken by reference (the variable itself, as `Assign`'s `ref`).
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[]
+    }
+    /// True when the op must not be pruned or folded (random ops, assignments).
+    fn is_stateful(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,143 @@
+//! Random ops: RandomUniform, RandomStandardNormal, TruncatedNormal. Seeded by the
+//! attrs `seed`/`seed2` (both 0: fresh entropy); each op keeps one generator per
+//! session, so successive runs draw new values and a new session repeats them.
+
+use super::array::{constant, int_values};
+use super::math::{add, mul, sub};
+use super::{InferCtx, KernelCtx, OpDef};
+use crate::error::{Error, Result};
+use crate::graph::{Output, Scope};
+use crate::tensor::{DType, Shape, Tensor};
+use rand::Rng;
+use rand_distr::StandardNormal;
+
+pub(super) static DEFS: &[&dyn OpDef] = &[&RandomOp::UNIFORM, &RandomOp::NORMAL, &RandomOp::TRUNCATED];
+
+/// TensorFlow's `DEFAULT_GRAPH_SEED`, used as `seed` when only an op seed is given.
+pub const DEFAULT_GRAPH_SEED: i64 = 87654321;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Dist {
+    Uniform,
+    Normal,
+    Truncated,
+}
+
+/// The three random ops: shape from input 0 (int32), dtype from attr `dtype`.
+pub struct RandomOp {
+    op_type: &'static str,
+    dist: Dist,
+}
+
+impl RandomOp {
+    const UNIFORM: RandomOp = RandomOp { op_type: "RandomUniform", dist: Dist::Uniform };
+    const NORMAL: RandomOp = RandomOp { op_type: "RandomStandardNormal", dist: Dist::Normal };
+    const TRUNCATED: RandomOp = RandomOp { op_type: "TruncatedNormal", dist: Dist::Truncated };
+}
+
+impl OpDef for RandomOp {
+    fn op_type(&self) -> &'static str {
+        self.op_type
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        let dtype = ctx.node.attr_type("dtype")?;
+        if !matches!(dtype, DType::Float | DType::Double) {
+            return Err(Error::invalid_argument(format!("{} supports float32 and float64, not {dtype}", self.op_type)));
+        }
+        let shape = match ctx.const_input(0) {
+            Some(t) => Shape::known(&int_values(&t)?.iter().map(|&d| d.max(0) as usize).collect::<Vec<_>>()),
+            None => Shape::unknown(),
+        };
+        Ok(vec![(dtype, shape)])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let dims = int_values(ctx.input(0))?;
+        if dims.iter().any(|&d| d < 0) {
+            return Err(Error::invalid_argument(format!("{} shape must be non-negative, got {dims:?}", self.op_type)));
+        }
+        let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+        let n = crate::tensor::checked_num_elements(&dims)?;
+        let rng = ctx.rng.as_ref().ok_or_else(|| Error::internal("random op run without a generator"))?;
+        let mut rng = rng.lock().unwrap_or_else(|e| e.into_inner());
+        let v: Vec<f64> = (0..n)
+            .map(|_| match self.dist {
+                Dist::Uniform => rng.gen::<f64>(),
+                Dist::Normal => rng.sample(StandardNormal),
+                Dist::Truncated => loop {
+                    let x: f64 = rng.sample(StandardNormal);
+                    if x.abs() <= 2.0 {
+                        break x;
+                    }
+                },
+            })
+            .collect();
+        Ok(vec![Tensor::from_f64(ctx.node.attr_type("dtype")?, &dims, &v)?])
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// (`seed`, `seed2`) attrs for an op seed, as TensorFlow's `get_seed` without a graph seed.
+fn seeds(seed: Option<u64>) -> (i64, i64) {
+    match seed {
+        Some(s) => (DEFAULT_GRAPH_SEED, s as i64),
+        None => (0, 0),
+    }
+}
+
+fn raw(s: &Scope, op_type: &str, dims: &[usize], dtype: DType, seed: Option<u64>) -> Result<Output> {
+    let shape = constant(&s.named("shape"), Tensor::vector(dims.iter().map(|&d| d as i32).collect()))?;
+    let (s1, s2) = seeds(seed);
+    s.op(op_type, op_type)
+        .input(&shape)
+        .attr("dtype", dtype)
+        .attr("seed", s1)
+        .attr("seed2", s2)
+        .attr("T", DType::Int32)
+        .build_output()
+}
+
+/// `tf.random_uniform(dims, minval, maxval, dtype, seed)`: ops under `random_uniform/`
+/// (`shape`, `min`, `max`, `RandomUniform`, `sub`, `mul`), the result named `random_uniform`.
+/// Values in `[minval, maxval)`; dtype float32 or float64.
+pub fn random_uniform(s: &Scope, dims: &[usize], minval: f64, maxval: f64, dtype: DType, seed: Option<u64>) -> Result<Output> {
+    let sc = s.name_scope("random_uniform");
+    let min = constant(&sc.named("min"), Tensor::from_f64(dtype, &[], &[minval])?)?;
+    let max = constant(&sc.named("max"), Tensor::from_f64(dtype, &[], &[maxval])?)?;
+    let r = raw(&sc, "RandomUniform", dims, dtype, seed)?;
+    let range = sub(&sc, &max, &min)?;
+    let scaled = mul(&sc, &r, &range)?;
+    add(&sc.named(&format!("{}/", sc.prefix())), &scaled, &min)
+}
+
+/// `tf.random_normal(dims, mean, stddev, dtype, seed)`: ops under `random_normal/`.
+pub fn random_normal(s: &Scope, dims: &[usize], mean: f64, stddev: f64, dtype: DType, seed: Option<u64>) -> Result<Output> {
+    scaled(s, "random_normal", "RandomStandardNormal", dims, mean, stddev, dtype, seed)
+}
+
+/// `tf.truncated_normal(dims, mean, stddev, dtype, seed)`: normal values beyond two
+/// standard deviations are redrawn; ops under `truncated_normal/`.
+pub fn truncated_normal(s: &Scope, dims: &[usize], mean: f64, stddev: f64, dtype: DType, seed: Option<u64>) -> Result<Output> {
+    scaled(s, "truncated_normal", "TruncatedNormal", dims, mean, stddev, dtype, seed)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scaled(
+    s: &Scope,
+    scope: &str,
+    op_type: &str,
+    dims: &[usize],
+    mean: f64,
+    stddev: f64,
+    dtype: DType,
+    seed: Option<u64>,
+) -> Result<Output> {
+    let sc = s.name_scope(scope);
+    let m = constant(&sc.named("mean"), Tensor::from_f64(dtype, &[], &[mean])?)?;
+    let sd = constant(&sc.named("stddev"), Tensor::from_f64(dtype, &[], &[stddev])?)?;
+    let r = raw(&sc, op_type, dims, dtype, seed)?;
+    let scaled = mul(&sc, &r, &sd)?;
+    add(&sc.named(&format!("{}/", sc.prefix())), &scaled, &m)
+}

@@ -1,0 +1,37 @@
+//! The table from TensorFlow op type to its [`OpDef`].
+
+use super::OpDef;
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock::new(|| {
+    let mut m: HashMap<&'static str, &'static dyn OpDef> = HashMap::new();
+    for def in super::array::DEFS
+        .iter()
+        .chain(super::math::DEFS)
+        .chain(super::nn::DEFS)
+        .chain(super::random::DEFS)
+        .chain(super::reduction::DEFS)
+        .chain(super::state::DEFS)
+        .chain(super::training::DEFS)
+    {
+        m.insert(def.op_type(), *def);
+    }
+    m
+});
+
+/// The definition of op type `op_type`.
+/// Errors: `Unimplemented` naming the type when tensorgraph does not know it.
+pub fn lookup(op_type: &str) -> Result<&'static dyn OpDef> {
+    REGISTRY.get(op_type).copied().ok_or_else(|| {
+        Error::unimplemented(format!("Op type not registered '{op_type}': tensorgraph has no kernel for it"))
+    })
+}
+
+/// Every registered op type, sorted.
+pub fn registered_op_types() -> Vec<&'static str> {
+    let mut v: Vec<_> = REGISTRY.keys().copied().collect();
+    v.sort_unstable();
+    v
+}

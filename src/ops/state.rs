@@ -1,0 +1,142 @@
+//! Variable ops: VariableV2, Assign, AssignAdd, AssignSub (reference variables).
+
+use super::kernels::broadcast_binary;
+use super::{InferCtx, KernelCtx, OpDef};
+use crate::error::{Error, Result};
+use crate::graph::{Output, Scope};
+use crate::tensor::{fmt_dims, DType, Shape, Tensor};
+
+pub(super) static DEFS: &[&dyn OpDef] = &[&VariableV2, &Assign, &AssignAdd, &AssignSub];
+
+/// `VariableV2`: a reference variable (attrs `shape`, `dtype`, `container`, `shared_name`).
+/// Its value lives in the session; the executor reads it when a consumer runs.
+pub struct VariableV2;
+impl OpDef for VariableV2 {
+    fn op_type(&self) -> &'static str {
+        "VariableV2"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        Ok(vec![(ctx.node.attr_type("dtype")?, ctx.node.attr_shape("shape")?.clone())])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        Err(Error::internal(format!("VariableV2 '{}' is read by the executor, not run", ctx.node.name)))
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// Checks that `value` may be stored into variable `name` of declared shape `declared`.
+fn check_assign(name: &str, declared: &Shape, value: &Tensor) -> Result<()> {
+    if !declared.is_compatible_with(value.shape()) {
+        return Err(Error::invalid_argument(format!(
+            "Assign requires shapes of both tensors to match. lhs shape= {declared} rhs shape= {} (variable {name})",
+            fmt_dims(value.shape())
+        )));
+    }
+    Ok(())
+}
+
+/// `Assign`: stores input 1 into the variable at input 0 and outputs the new value.
+pub struct Assign;
+impl OpDef for Assign {
+    fn op_type(&self) -> &'static str {
+        "Assign"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        ctx.same_dtypes()?;
+        if ctx.node.attr_bool_or("validate_shape", true)? && !ctx.shape(0).compatible(ctx.shape(1)) {
+            return Err(Error::invalid_argument(format!(
+                "Assign requires shapes of both tensors to match. lhs shape= {} rhs shape= {}",
+                ctx.shape(0),
+                ctx.shape(1)
+            )));
+        }
+        Ok(vec![(ctx.dtype(0), ctx.shape(0).clone())])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let (slot, name) = ctx.var(0)?;
+        let value = ctx.input(1).clone();
+        if ctx.node.attr_bool_or("validate_shape", true)? {
+            let declared = &ctx.node.outputs[0].1;
+            check_assign(name, declared, &value)?;
+        }
+        *slot.write().unwrap_or_else(|e| e.into_inner()) = Some(value.clone());
+        Ok(vec![value])
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+fn update(ctx: &KernelCtx, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Result<Vec<Tensor>> {
+    let (slot, name) = ctx.var(0)?;
+    let mut guard = slot.write().unwrap_or_else(|e| e.into_inner());
+    let old = guard.as_ref().ok_or_else(|| super::uninitialized(name))?;
+    let new = f(old, ctx.input(1))?;
+    if new.shape() != old.shape() {
+        return Err(Error::invalid_argument(format!(
+            "update of variable {name} must keep its shape {}, got {}",
+            fmt_dims(old.shape()),
+            fmt_dims(new.shape())
+        )));
+    }
+    *guard = Some(new.clone());
+    Ok(vec![new])
+}
+
+macro_rules! assign_update {
+    ($name:ident, $ty:expr, $op:tt, $doc:expr) => {
+        #[doc = $doc]
+        pub struct $name;
+        impl OpDef for $name {
+            fn op_type(&self) -> &'static str {
+                $ty
+            }
+            fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+                ctx.expect_inputs(2)?;
+                ctx.same_dtypes()?;
+                Ok(vec![(ctx.dtype(0), ctx.shape(0).clone())])
+            }
+            fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+                update(ctx, |a, b| {
+                    crate::dispatch_numeric!(a.dtype(), $ty, T => broadcast_binary::<T, T>(a, b, |x, y| x $op y))
+                })
+            }
+            fn ref_inputs(&self) -> &'static [usize] {
+                &[0]
+            }
+            fn is_stateful(&self) -> bool {
+                true
+            }
+        }
+    };
+}
+assign_update!(AssignAdd, "AssignAdd", +, "`AssignAdd`: adds input 1 to the variable at input 0; outputs the new value.");
+assign_update!(AssignSub, "AssignSub", -, "`AssignSub`: subtracts input 1 from the variable at input 0; outputs the new value.");
+
+/// `tf.assign(ref, value)`: an `Assign` op (default name `Assign`), `use_locking` and
+/// `validate_shape` true. `reference` must be a variable's `v:0` output.
+pub fn assign(s: &Scope, reference: &Output, value: &Output) -> Result<Output> {
+    s.op("Assign", "Assign")
+        .input(reference)
+        .input(value)
+        .attr("T", reference.dtype())
+        .attr("use_locking", true)
+        .attr("validate_shape", true)
+        .build_output()
+}
+
+/// `tf.assign_add(ref, delta)`.
+pub fn assign_add(s: &Scope, reference: &Output, delta: &Output) -> Result<Output> {
+    s.op("AssignAdd", "AssignAdd").input(reference).input(delta).attr("T", reference.dtype()).attr("use_locking", false).build_output()
+}
+
+/// `tf.assign_sub(ref, delta)`.
+pub fn assign_sub(s: &Scope, reference: &Output, delta: &Output) -> Result<Output> {
+    s.op("AssignSub", "AssignSub").input(reference).input(delta).attr("T", reference.dtype()).attr("use_locking", false).build_output()
+}

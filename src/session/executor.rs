@@ -1,0 +1,55 @@
+//! Runs a [`Plan`]: straight-line execution of its steps in order.
+
+use super::plan::{Plan, Source};
+use crate::error::{Error, Result};
+use crate::ops::{uninitialized, KernelCtx};
+use crate::tensor::Tensor;
+
+fn read(values: &[Option<Tensor>], src: &Source) -> Result<Tensor> {
+    match src {
+        Source::Slot(i) => values[*i].clone().ok_or_else(|| Error::internal(format!("value slot {i} is empty"))),
+        Source::Var(slot, name) => {
+            slot.read().unwrap_or_else(|e| e.into_inner()).clone().ok_or_else(|| uninitialized(name))
+        }
+    }
+}
+
+/// Runs `plan` with `feeds` (already validated, in plan feed order); returns the fetches.
+pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    let mut values: Vec<Option<Tensor>> = vec![None; plan.num_slots];
+    for (slot, t) in plan.feed_slots.iter().zip(feeds) {
+        values[*slot] = Some(t);
+    }
+    for step in &plan.steps {
+        let mut inputs = Vec::with_capacity(step.inputs.len());
+        for (i, src) in step.inputs.iter().enumerate() {
+            if step.vars[i].is_some() {
+                // a reference input: the kernel works on the buffer itself
+                inputs.push(Tensor::zeros(crate::DType::Float, &[0]));
+            } else {
+                inputs.push(read(&values, src).map_err(|e| e.context(format!("input {i} of '{}'", step.node.name)))?);
+            }
+        }
+        let ctx = KernelCtx { node: &step.node, inputs, vars: step.vars.clone(), rng: step.rng.clone() };
+        let outs = step.def.compute(&ctx).map_err(|e| {
+            if e.message.contains(&step.node.name) {
+                e
+            } else {
+                e.context(format!("{} '{}'", step.node.op_type, step.node.name))
+            }
+        })?;
+        if outs.len() != step.node.outputs.len() {
+            return Err(Error::internal(format!(
+                "kernel of '{}' ({}) returned {} outputs, expected {}",
+                step.node.name,
+                step.node.op_type,
+                outs.len(),
+                step.node.outputs.len()
+            )));
+        }
+        for (i, t) in outs.into_iter().enumerate() {
+            values[step.out_base + i] = Some(t);
+        }
+    }
+    plan.fetches.iter().map(|f| read(&values, f)).collect()
+}

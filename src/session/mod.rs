@@ -1,0 +1,129 @@
+//! The session layer: [`Session`] runs a graph. It prunes the graph to what each
+//! (feeds, fetches, targets) signature needs, orders it, caches that plan, and keeps
+//! variable values.
+
+mod executor;
+mod plan;
+mod state;
+
+use crate::error::{Error, Result};
+use crate::graph::{Graph, Operation, Output};
+use crate::tensor::{fmt_dims, Tensor};
+use plan::{Plan, PlanKey};
+use state::SessionState;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+/// Runs a graph (`tf.Session`). Variable values live in the session; a graph may have
+/// several sessions, each with its own values. `Send + Sync`: many threads may call
+/// [`Session::run`] at once.
+pub struct Session {
+    graph: Graph,
+    state: SessionState,
+    plans: RwLock<HashMap<PlanKey, Arc<Plan>>>,
+}
+
+impl Session {
+    /// A session on `graph`. Errors: none today; kept fallible as TensorFlow's constructor.
+    pub fn new(graph: &Graph) -> Result<Session> {
+        Ok(Session { graph: graph.clone(), state: SessionState::default(), plans: RwLock::new(HashMap::new()) })
+    }
+
+    /// The graph this session runs.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// Runs the graph (`sess.run(fetches, feed_dict)`): feeds replace the values of the
+    /// given tensors (placeholders or any intermediate), `fetches` are returned in order,
+    /// `targets` are run for their effects. Only the ops these need are run.
+    ///
+    /// Errors: `InvalidArgument` when a feed has the wrong dtype or shape (naming the
+    /// tensor), a placeholder is not fed, or a tensor belongs to another graph;
+    /// `FailedPrecondition` when an uninitialized variable is read (naming it); any
+    /// kernel error, prefixed with the op's name.
+    pub fn run(&self, feeds: &[(&Output, Tensor)], fetches: &[&Output], targets: &[&Operation]) -> Result<Vec<Tensor>> {
+        for (o, _) in feeds {
+            self.check_graph(o.graph(), &o.name())?;
+        }
+        for o in fetches {
+            self.check_graph(o.graph(), &o.name())?;
+        }
+        for t in targets {
+            self.check_graph(t.graph(), &t.name())?;
+        }
+        let key: PlanKey = (
+            feeds.iter().map(|(o, _)| o.key()).collect(),
+            fetches.iter().map(|o| o.key()).collect(),
+            targets.iter().map(|t| t.id()).collect(),
+        );
+        let plan = self.plan(key)?;
+        let mut values = Vec::with_capacity(feeds.len());
+        for ((_, t), (dtype, shape, name)) in feeds.iter().zip(&plan.feed_checks) {
+            if t.dtype() != *dtype {
+                return Err(Error::invalid_argument(format!(
+                    "Cannot feed a {} tensor for Tensor {name}, which has dtype {dtype}",
+                    t.dtype()
+                )));
+            }
+            if !shape.is_compatible_with(t.shape()) {
+                return Err(Error::invalid_argument(format!(
+                    "Cannot feed value of shape {} for Tensor {name}, which has shape {shape}",
+                    fmt_dims(t.shape())
+                )));
+            }
+            values.push(t.clone());
+        }
+        executor::execute(&plan, values)
+    }
+
+    /// Runs `targets` only (`sess.run(op)`), e.g. an initializer or a train op.
+    pub fn run_targets(&self, targets: &[&Operation]) -> Result<()> {
+        self.run(&[], &[], targets).map(|_| ())
+    }
+
+    /// Fetches one tensor with feeds.
+    pub fn fetch(&self, feeds: &[(&Output, Tensor)], fetch: &Output) -> Result<Tensor> {
+        Ok(self.run(feeds, &[fetch], &[])?.remove(0))
+    }
+
+    fn check_graph(&self, g: &Graph, name: &str) -> Result<()> {
+        if !g.same(&self.graph) {
+            return Err(Error::invalid_argument(format!(
+                "{name} is not an element of this session's graph; build it in the graph given to Session::new"
+            )));
+        }
+        Ok(())
+    }
+
+    fn plan(&self, key: PlanKey) -> Result<Arc<Plan>> {
+        if let Some(p) = self.plans.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(p.clone());
+        }
+        let plan = Arc::new(Plan::build(&self.graph, &self.state, &key)?);
+        self.plans.write().unwrap_or_else(|e| e.into_inner()).insert(key, plan.clone());
+        Ok(plan)
+    }
+
+    /// The value of variable op `var` without running anything (`None` when uninitialized).
+    pub fn variable_value(&self, var: &Operation) -> Option<Tensor> {
+        self.state.var_slot(var.id()).read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Sets the value of variable op `var` directly (used by restore).
+    /// Errors: `InvalidArgument` when the dtype or shape differs from the variable's.
+    pub fn set_variable_value(&self, var: &Operation, value: Tensor) -> Result<()> {
+        let node = var.node();
+        let (dtype, shape) = node.outputs.first().cloned().ok_or_else(|| Error::internal("variable without output"))?;
+        if value.dtype() != dtype || !shape.is_compatible_with(value.shape()) {
+            return Err(Error::invalid_argument(format!(
+                "cannot set variable {} ({dtype} {shape}) to a {} tensor of shape {}",
+                node.name,
+                value.dtype(),
+                fmt_dims(value.shape())
+            )));
+        }
+        *self.state.var_slot(var.id()).write().unwrap_or_else(|e| e.into_inner()) = Some(value);
+        Ok(())
+    }
+}

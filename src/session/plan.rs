@@ -1,0 +1,158 @@
+//! Run plans: the graph pruned to what a (feeds, fetches, targets) signature needs,
+//! in execution order, with every input resolved to a value slot or a variable buffer.
+//! Built once per signature and cached by the session.
+
+use super::state::SessionState;
+use crate::error::{Error, Result};
+use crate::graph::{Graph, Node};
+use crate::ops::{self, OpDef, VarSlot};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Where a step's input (or a fetch) comes from.
+pub(crate) enum Source {
+    /// A value computed or fed in this run.
+    Slot(usize),
+    /// A variable's buffer, read when the consumer runs (name and id for messages).
+    Var(Arc<VarSlot>, String),
+}
+
+/// One op to run.
+pub(crate) struct Step {
+    pub node: Arc<Node>,
+    pub def: &'static dyn OpDef,
+    pub inputs: Vec<Source>,
+    /// Variable buffers behind reference inputs.
+    pub vars: Vec<Option<(Arc<VarSlot>, String)>>,
+    pub rng: Option<Arc<Mutex<rand_chacha::ChaCha8Rng>>>,
+    /// Slot of output 0; output i goes to `out_base + i`.
+    pub out_base: usize,
+}
+
+/// A compiled signature.
+pub(crate) struct Plan {
+    pub steps: Vec<Step>,
+    /// Slot for each feed, in the signature's feed order.
+    pub feed_slots: Vec<usize>,
+    /// (expected dtype, shape, tensor name) for each feed, for validation.
+    pub feed_checks: Vec<(crate::DType, crate::Shape, String)>,
+    pub fetches: Vec<Source>,
+    pub num_slots: usize,
+}
+
+/// Signature of a run: fed tensors, fetched tensors, target ops.
+pub(crate) type PlanKey = (Vec<(usize, usize)>, Vec<(usize, usize)>, Vec<usize>);
+
+impl Plan {
+    pub(crate) fn build(graph: &Graph, state: &SessionState, key: &PlanKey) -> Result<Plan> {
+        let (feeds, fetches, targets) = key;
+        let g = graph.read();
+        let nodes = &g.nodes;
+        let fed: HashMap<(usize, usize), usize> = feeds.iter().enumerate().map(|(i, f)| (*f, i)).collect();
+
+        // which ops are needed: walk back from fetches and targets, not through fed edges
+        let mut needed = vec![false; nodes.len()];
+        let mut order = Vec::new();
+        let mut stack: Vec<(usize, bool)> = Vec::new();
+        for &(op, idx) in fetches {
+            if !fed.contains_key(&(op, idx)) {
+                stack.push((op, false));
+            }
+        }
+        for &t in targets {
+            stack.push((t, false));
+        }
+        // iterative post-order DFS
+        let mut visiting = vec![false; nodes.len()];
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                visiting[id] = false;
+                if !needed[id] {
+                    needed[id] = true;
+                    order.push(id);
+                }
+                continue;
+            }
+            if needed[id] {
+                continue;
+            }
+            if visiting[id] {
+                return Err(Error::invalid_argument(format!(
+                    "the graph has a cycle through op '{}'",
+                    nodes[id].name
+                )));
+            }
+            visiting[id] = true;
+            stack.push((id, true));
+            let n = &nodes[id];
+            for &c in n.control_inputs.iter().rev() {
+                if !needed[c] {
+                    stack.push((c, false));
+                }
+            }
+            for &(src, idx) in n.inputs.iter().rev() {
+                if !needed[src] && !fed.contains_key(&(src, idx)) {
+                    stack.push((src, false));
+                }
+            }
+        }
+
+        // slots: feeds first, then each non-variable op's outputs
+        let mut slot_of: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut num_slots = feeds.len();
+        let mut feed_checks = Vec::with_capacity(feeds.len());
+        for (i, f) in feeds.iter().enumerate() {
+            slot_of.insert(*f, i);
+            let n = &nodes[f.0];
+            let (dt, sh) = n.outputs[f.1].clone();
+            feed_checks.push((dt, sh, format!("{}:{}", n.name, f.1)));
+        }
+        let mut steps = Vec::with_capacity(order.len());
+        let source = |slot_of: &HashMap<(usize, usize), usize>, src: (usize, usize)| -> Result<Source> {
+            if let Some(&s) = slot_of.get(&src) {
+                return Ok(Source::Slot(s));
+            }
+            let n = &nodes[src.0];
+            if n.op_type == "VariableV2" {
+                return Ok(Source::Var(state.var_slot(src.0), n.name.clone()));
+            }
+            Err(Error::internal(format!("no value slot for {}:{}", n.name, src.1)))
+        };
+        for id in order {
+            let node = nodes[id].clone();
+            if node.op_type == "VariableV2" {
+                continue;
+            }
+            let def = ops::lookup(&node.op_type)?;
+            let refs = def.ref_inputs();
+            let mut inputs = Vec::with_capacity(node.inputs.len());
+            let mut vars = Vec::with_capacity(node.inputs.len());
+            for (i, &src) in node.inputs.iter().enumerate() {
+                let s = source(&slot_of, src)?;
+                if refs.contains(&i) {
+                    match &s {
+                        Source::Var(slot, name) => vars.push(Some((slot.clone(), name.clone()))),
+                        Source::Slot(_) => {
+                            return Err(Error::invalid_argument(format!(
+                                "input {i} of '{}' ({}) must be a variable (VariableV2 output), but '{}' is a {}",
+                                node.name, node.op_type, nodes[src.0].name, nodes[src.0].op_type
+                            )))
+                        }
+                    }
+                } else {
+                    vars.push(None);
+                }
+                inputs.push(s);
+            }
+            let out_base = num_slots;
+            for i in 0..node.outputs.len() {
+                slot_of.entry((id, i)).or_insert(out_base + i);
+            }
+            num_slots += node.outputs.len();
+            let rng = def.is_stateful().then(|| state.rng_for(&node)).flatten();
+            steps.push(Step { node, def, inputs, vars, rng, out_base });
+        }
+        let fetches = fetches.iter().map(|&f| source(&slot_of, f)).collect::<Result<Vec<_>>>()?;
+        Ok(Plan { steps, feed_slots: (0..feeds.len()).collect(), feed_checks, fetches, num_slots })
+    }
+}
