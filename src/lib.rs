@@ -7,6 +7,7 @@ pub mod init;
 pub mod io;
 pub mod ops;
 pub mod session;
+pub mod train;
 pub mod tensor;
 
 pub use error::{Code, Error, Result};

@@ -1,0 +1,131 @@
+//! Symbolic gradients (`tf.gradients`): adds the ops computing d(sum ys)/d(xs) to the graph
+//! under `gradients/`, each op's part under `gradients/<op>_grad/` built by the op's own
+//! gradient function from the registry.
+
+use crate::error::{Error, Result};
+use crate::graph::{Output, Scope};
+use crate::ops::{self, GradCtx};
+use crate::tensor::Tensor;
+use std::collections::{HashMap, HashSet};
+
+/// `tf.gradients(ys, xs)`: the gradient of the sum of `ys` with respect to each of `xs`,
+/// `None` where an `x` does not affect any `y`. Ops go in a new `gradients` name scope
+/// (`gradients_1` on the next call). `grad_ys` seed the gradients of `ys` (default ones:
+/// ops `gradients/Shape`, `gradients/grad_ys_0`, `gradients/Fill`).
+///
+/// Errors: `InvalidArgument` when tensors come from another graph; `Unimplemented` when
+/// the path passes through an op whose gradient needs something tensorgraph lacks.
+pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Result<Vec<Option<Output>>> {
+    let Some(first) = ys.first() else {
+        return Err(Error::invalid_argument("gradients needs at least one y"));
+    };
+    let graph = first.graph().clone();
+    for t in ys.iter().chain(xs) {
+        if !t.graph().same(&graph) {
+            return Err(Error::invalid_argument(format!("{} is from another graph", t.name())));
+        }
+    }
+    let nodes: Vec<_> = (0..graph.num_ops()).map(|i| graph.node(i)).collect();
+    // ops reachable forward from xs
+    let consumers = graph.consumers();
+    let mut from_x = vec![false; nodes.len()];
+    let mut stack: Vec<usize> = xs.iter().map(|x| x.op().id()).collect();
+    while let Some(id) = stack.pop() {
+        if !from_x[id] {
+            from_x[id] = true;
+            stack.extend(consumers[id].iter().copied());
+        }
+    }
+    // ops between: reach ys backward through data edges, and are reachable from xs
+    let mut between = vec![false; nodes.len()];
+    let mut order = Vec::new();
+    let mut seen = HashSet::new();
+    let mut stack: Vec<(usize, bool)> = ys.iter().map(|y| (y.op().id(), false)).collect();
+    while let Some((id, done)) = stack.pop() {
+        if done {
+            order.push(id);
+            continue;
+        }
+        if !from_x[id] || !seen.insert(id) {
+            continue;
+        }
+        between[id] = true;
+        stack.push((id, true));
+        for &(src, _) in &nodes[id].inputs {
+            stack.push((src, false));
+        }
+    }
+    let root = graph.scope().name_scope("gradients");
+    // gradients flowing into each (op, output)
+    let mut pending: HashMap<(usize, usize), Vec<Output>> = HashMap::new();
+    for (i, y) in ys.iter().enumerate() {
+        let g = match grad_ys.and_then(|g| g.get(i)) {
+            Some(g) => g.clone(),
+            None => {
+                let shape = ops::shape(&root, y)?;
+                let one = ops::constant(&root.named(&format!("grad_ys_{i}")), Tensor::from_f64(y.dtype(), &[], &[1.0])?)?;
+                ops::fill(&root, &shape, &one)?
+            }
+        };
+        pending.entry(y.key()).or_default().push(g);
+    }
+    let x_keys: HashSet<(usize, usize)> = xs.iter().map(|x| x.key()).collect();
+    // order is post-order (inputs first); walk it backwards
+    for &id in order.iter().rev() {
+        let node = nodes[id].clone();
+        let op = crate::graph::Operation { graph: graph.clone(), id };
+        let n_out = node.outputs.len();
+        let has_any = (0..n_out).any(|i| pending.contains_key(&(id, i)));
+        if !has_any {
+            continue;
+        }
+        let mut grads = Vec::with_capacity(n_out);
+        for i in 0..n_out {
+            let key = (id, i);
+            if x_keys.contains(&key) {
+                grads.push(None);
+                continue;
+            }
+            grads.push(match pending.remove(&key) {
+                None => None,
+                Some(gs) => Some(aggregate(&root, gs)?),
+            });
+        }
+        if node.inputs.is_empty() || grads.iter().all(|g| g.is_none()) {
+            continue;
+        }
+        if !node.outputs.iter().any(|(d, _)| d.is_floating()) {
+            continue;
+        }
+        let def = ops::lookup(&node.op_type)?;
+        let scope = root.name_scope(&format!("{}_grad", node.name));
+        let ctx = GradCtx {
+            scope: &scope,
+            node: &node,
+            inputs: node.inputs.iter().map(|&(src, idx)| Output { graph: graph.clone(), op: src, index: idx }).collect(),
+            outputs: (0..n_out).map(|i| op.output(i)).collect::<Result<_>>()?,
+            grads,
+        };
+        let in_grads = def.gradient(&ctx).map_err(|e| e.context(format!("gradient of '{}' ({})", node.name, node.op_type)))?;
+        for (&(src, idx), g) in node.inputs.iter().zip(in_grads) {
+            if let Some(g) = g {
+                if between[src] || x_keys.contains(&(src, idx)) {
+                    pending.entry((src, idx)).or_default().push(g);
+                }
+            }
+        }
+    }
+    xs.iter()
+        .map(|x| match pending.remove(&x.key()) {
+            None => Ok(None),
+            Some(gs) => aggregate(&root, gs).map(Some),
+        })
+        .collect()
+}
+
+fn aggregate(s: &Scope, mut gs: Vec<Output>) -> Result<Output> {
+    if gs.len() == 1 {
+        return Ok(gs.remove(0));
+    }
+    ops::add_n(s, &gs)
+}

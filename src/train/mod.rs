@@ -1,0 +1,5 @@
+//! Training: symbolic gradients, optimizers and the checkpoint saver.
+
+mod gradients;
+
+pub use gradients::gradients;

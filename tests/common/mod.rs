@@ -1,0 +1,60 @@
+//! Shared test helpers: finite-difference gradient checks.
+#![allow(dead_code)]
+
+use tensorgraph::train::gradients;
+use tensorgraph::{ops, DType, Graph, Output, Scope, Session, Tensor};
+
+/// Deterministic pseudo-random values in [lo, hi).
+pub fn values(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            lo + (hi - lo) * ((x >> 11) as f64 / (1u64 << 53) as f64)
+        })
+        .collect()
+}
+
+/// Checks the symbolic gradient of `sum(f(inputs))` against central finite differences
+/// in float64. `inputs` are (shape, values); `f` builds the function from placeholders.
+/// Panics with the op and element on a mismatch beyond `tol` (relative to max(1, |g|)).
+pub fn check_gradients(inputs: &[(Vec<usize>, Vec<f64>)], tol: f64, f: impl Fn(&Scope, &[Output]) -> Output) {
+    let g = Graph::new();
+    let s = g.scope();
+    let phs: Vec<Output> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, (shape, _))| ops::placeholder(&s.named(&format!("x{i}")), DType::Double, shape.clone()).unwrap())
+        .collect();
+    let y = f(&s, &phs);
+    let grads = gradients(&[y.clone()], &phs, None).unwrap();
+    let sess = Session::new(&g).unwrap();
+    let feed = |vals: &[Vec<f64>]| -> Vec<(Output, Tensor)> {
+        phs.iter().zip(inputs).zip(vals).map(|((p, (sh, _)), v)| (p.clone(), Tensor::new(sh, v.clone()).unwrap())).collect()
+    };
+    let base: Vec<Vec<f64>> = inputs.iter().map(|(_, v)| v.clone()).collect();
+    let eval = |vals: &[Vec<f64>]| -> f64 {
+        let fd = feed(vals);
+        let fr: Vec<(&Output, Tensor)> = fd.iter().map(|(o, t)| (o, t.clone())).collect();
+        sess.run(&fr, &[&y], &[]).unwrap()[0].to_f64_vec().unwrap().iter().sum()
+    };
+    let fd = feed(&base);
+    let fr: Vec<(&Output, Tensor)> = fd.iter().map(|(o, t)| (o, t.clone())).collect();
+    for (i, gi) in grads.iter().enumerate() {
+        let gi = gi.as_ref().unwrap_or_else(|| panic!("no gradient for input {i}"));
+        let sym = sess.run(&fr, &[gi], &[]).unwrap()[0].to_f64_vec().unwrap();
+        assert_eq!(sym.len(), base[i].len(), "gradient {i} has the wrong size");
+        for j in 0..base[i].len() {
+            let h = 1e-6 * base[i][j].abs().max(1.0);
+            let mut up = base.clone();
+            up[i][j] += h;
+            let mut dn = base.clone();
+            dn[i][j] -= h;
+            let num = (eval(&up) - eval(&dn)) / (2.0 * h);
+            let err = (num - sym[j]).abs() / sym[j].abs().max(1.0);
+            assert!(err < tol, "input {i} element {j}: symbolic {} vs numeric {num} (y = {})", sym[j], y.name());
+        }
+    }
+}
