@@ -6,7 +6,7 @@ use super::graph::StoredVariable;
 use super::{CollectionItem, Graph, Operation, Output, Reuse, Scope};
 use crate::error::{Error, Result};
 use crate::init::Initializer;
-use crate::tensor::{DType, Shape};
+use crate::tensor::{DType, Shape, Tensor};
 
 /// The ids that make up a variable, as kept in collections and the variable store
 /// (TensorFlow's `VariableDef`).
@@ -145,6 +145,12 @@ impl Scope {
         self.variable_with(name, VariableOptions::default(), |_| Ok(initial_value.clone()))
     }
 
+    /// `tf.Variable(value, name=name)` from a tensor value: the initial value is a `Const`
+    /// named `<name>/initial_value`.
+    pub fn variable_from_value(&self, name: &str, value: Tensor) -> Result<Variable> {
+        self.variable_with(name, VariableOptions::default(), |vs| crate::ops::constant(&vs.named("initial_value"), value))
+    }
+
     /// As [`Scope::variable`], with options, the initial value built by `make_initial`
     /// inside the variable's name scope (ops `name/...`).
     pub fn variable_with(
@@ -229,7 +235,7 @@ impl Scope {
         if let Some(found) = existing {
             if reuse == Reuse::No || reuse == Reuse::Inherit {
                 return Err(Error::already_exists(format!(
-                    "Variable {full} already exists, disallowed. Did you mean to set reuse=True or reuse=AUTO_REUSE in VarScope? Originally defined at: {}. Build the model once (for example in new()) and reuse it, or build it again in a new Graph.",
+                    "Variable {full} already exists, disallowed. Did you mean to set reuse=True or reuse=tf.AUTO_REUSE in VarScope? Originally defined at:\n\n  {}\n\nBuild the model once (for example in new()) and reuse it, or build it again in a new Graph.",
                     found.created_at
                 )));
             }
@@ -237,7 +243,9 @@ impl Scope {
             let found_shape = Shape::known(&v.shape());
             if shape.rank().is_some() && !shape.compatible(&found_shape) {
                 return Err(Error::invalid_argument(format!(
-                    "Trying to share variable {full}, but specified shape {shape} and found shape {found_shape}."
+                    "Trying to share variable {full}, but specified shape {} and found shape {}.",
+                    py_tuple(&shape),
+                    py_tuple(&found_shape)
                 )));
             }
             if v.dtype() != dtype {
@@ -270,6 +278,21 @@ impl Scope {
     }
 }
 
+/// A shape as Python prints a tuple: `(3,)`, `(4, 3)`, `()`.
+fn py_tuple(s: &Shape) -> String {
+    match s.dims() {
+        None => "<unknown>".to_string(),
+        Some(d) => {
+            let parts: Vec<String> = d.iter().map(|x| x.map_or("None".to_string(), |v| v.to_string())).collect();
+            if parts.len() == 1 {
+                format!("({},)", parts[0])
+            } else {
+                format!("({})", parts.join(", "))
+            }
+        }
+    }
+}
+
 impl Graph {
     /// Registers an existing variable in the variable store under its name, so that
     /// `get_variable` finds it (used for variables that arrive with an imported meta graph).
@@ -277,5 +300,15 @@ impl Graph {
         self.write()
             .var_store
             .insert(v.name(), StoredVariable { record: v.record(), created_at: origin.to_string() });
+    }
+}
+
+impl Scope {
+    /// `tf.global_variables_initializer()`: a `NoOp` (default name `init`) whose control
+    /// inputs are the initializers of every variable in collection `variables`.
+    pub fn global_variables_initializer(&self) -> Result<Operation> {
+        let vars = self.graph().global_variables();
+        let inits: Vec<&Operation> = vars.iter().map(|v| v.initializer()).collect();
+        self.with_control_dependencies(&inits).op("NoOp", "init").build()
     }
 }

@@ -1,8 +1,9 @@
 //! Math ops: element-wise binary ops with broadcasting (AddV2, Sub, Mul, RealDiv,
-//! Maximum, Minimum, Equal), unary ops, reductions (Sum, Mean, Max, ArgMax), MatMul,
-//! AddN and the gradient helper BroadcastGradientArgs.
+//! Maximum, Minimum), comparisons (Equal, Greater, GreaterEqual, Less, LessEqual),
+//! MatMul, AddN and the gradient helper BroadcastGradientArgs. Unary ops are in
+//! `unary.rs`, reductions in `reduction.rs`.
 
-use super::array::{constant, int_values, reshape, shape};
+use super::array::{cast, constant, int_values, reshape, shape};
 use super::kernels::{broadcast_binary, broadcast_shape, matmul as matmul_kernel};
 use super::{GradCtx, InferCtx, KernelCtx, OpDef};
 use crate::error::{Error, Result};
@@ -14,10 +15,16 @@ pub(super) static DEFS: &[&dyn OpDef] = &[
     &Binary::SUB,
     &Binary::MUL,
     &Binary::DIV,
+    &Binary::MAXIMUM,
+    &Binary::MINIMUM,
     &MatMul,
     &BroadcastGradientArgs,
     &AddN,
     &Equal,
+    &Compare::GREATER,
+    &Compare::GREATER_EQUAL,
+    &Compare::LESS,
+    &Compare::LESS_EQUAL,
 ];
 
 /// Infers the broadcast shape of two partial shapes; `InvalidArgument` with both shapes.
@@ -58,6 +65,8 @@ impl Binary {
     const SUB: Binary = Binary { op_type: "Sub" };
     const MUL: Binary = Binary { op_type: "Mul" };
     const DIV: Binary = Binary { op_type: "RealDiv" };
+    const MAXIMUM: Binary = Binary { op_type: "Maximum" };
+    const MINIMUM: Binary = Binary { op_type: "Minimum" };
 }
 
 impl OpDef for Binary {
@@ -75,6 +84,9 @@ impl OpDef for Binary {
             "AddV2" => broadcast_binary::<T, T>(a, b, |x, y| x + y),
             "Sub" => broadcast_binary::<T, T>(a, b, |x, y| x - y),
             "Mul" => broadcast_binary::<T, T>(a, b, |x, y| x * y),
+            // NaN propagates from either side
+            "Maximum" => broadcast_binary::<T, T>(a, b, |x, y| if is_nan(x) || x >= y { x } else { y }),
+            "Minimum" => broadcast_binary::<T, T>(a, b, |x, y| if is_nan(x) || x <= y { x } else { y }),
             _ => {
                 if !a.dtype().is_floating() && b.as_slice::<T>()?.iter().any(|&y| y == <T as super::kernels::Num>::ZERO) {
                     return Err(Error::invalid_argument("Integer division by zero"));
@@ -92,6 +104,15 @@ impl OpDef for Binary {
             "AddV2" => (g.clone(), g),
             "Sub" => (g.clone(), neg(s, &g)?),
             "Mul" => (mul(s, &g, y)?, mul(s, x, &g)?),
+            // TensorFlow's _MaximumMinimumGrad: g goes to x where the selector holds (ties
+            // to x), to y elsewhere; masks as Cast(GreaterEqual/LessEqual) * g
+            "Maximum" | "Minimum" => {
+                let (xsel, ysel) =
+                    if self.op_type == "Maximum" { (greater_equal(s, x, y)?, less(s, x, y)?) } else { (less_equal(s, x, y)?, greater(s, x, y)?) };
+                let gx = mul(s, &g, &cast(s, &xsel, g.dtype())?)?;
+                let gy = mul(&s.named("mul_1"), &g, &cast(&s.named("Cast_1"), &ysel, g.dtype())?)?;
+                (gx, gy)
+            }
             _ => {
                 let gx = div(s, &g, y)?;
                 let gy = mul(s, &g, &div(s, &div(s, &neg(s, x)?, y)?, y)?)?;
@@ -101,6 +122,11 @@ impl OpDef for Binary {
         let (gx, gy) = reduce_to_inputs(s, x, y, gx, gy)?;
         Ok(vec![Some(gx), Some(gy)])
     }
+}
+
+/// True for NaN (the only value unordered with itself).
+fn is_nan<T: PartialOrd>(x: T) -> bool {
+    x.partial_cmp(&x).is_none()
 }
 
 /// Sums broadcast gradients back to the shapes of `x` and `y` (TensorFlow's pattern:
@@ -137,6 +163,52 @@ binary_fn!(add, "AddV2", "add", "`tf.add(x, y)` (`AddV2`, default name `add`), b
 binary_fn!(sub, "Sub", "sub", "`tf.subtract(x, y)` (`Sub`, default name `sub`), broadcasting.");
 binary_fn!(mul, "Mul", "mul", "`tf.multiply(x, y)` (`Mul`, default name `mul`), broadcasting.");
 binary_fn!(div, "RealDiv", "truediv", "`tf.truediv(x, y)` (`RealDiv`, default name `truediv`), broadcasting.");
+binary_fn!(
+    maximum,
+    "Maximum",
+    "Maximum",
+    "`tf.maximum(x, y)`: op `Maximum`, default name `Maximum`; element-wise larger value with \
+     broadcasting (NaN propagates). float32, float64, int32, int64; dtypes must match and \
+     incompatible shapes are `InvalidArgument` naming both. The gradient goes to `x` where \
+     `x >= y`, else to `y`."
+);
+binary_fn!(
+    minimum,
+    "Minimum",
+    "Minimum",
+    "`tf.minimum(x, y)`: op `Minimum`, default name `Minimum`; element-wise smaller value with \
+     broadcasting (NaN propagates). float32, float64, int32, int64; dtypes must match and \
+     incompatible shapes are `InvalidArgument` naming both. The gradient goes to `x` where \
+     `x <= y`, else to `y`."
+);
+binary_fn!(
+    greater,
+    "Greater",
+    "Greater",
+    "`tf.greater(x, y)`: op `Greater`, default name `Greater`; bool `x > y` with broadcasting. \
+     float32, float64, int32, int64; dtypes must match; incompatible shapes are `InvalidArgument`."
+);
+binary_fn!(
+    greater_equal,
+    "GreaterEqual",
+    "GreaterEqual",
+    "`tf.greater_equal(x, y)`: op `GreaterEqual`, default name `GreaterEqual`; bool `x >= y` \
+     with broadcasting. float32, float64, int32, int64; dtypes must match."
+);
+binary_fn!(
+    less,
+    "Less",
+    "Less",
+    "`tf.less(x, y)`: op `Less`, default name `Less`; bool `x < y` with broadcasting. \
+     float32, float64, int32, int64; dtypes must match."
+);
+binary_fn!(
+    less_equal,
+    "LessEqual",
+    "LessEqual",
+    "`tf.less_equal(x, y)`: op `LessEqual`, default name `LessEqual`; bool `x <= y` with \
+     broadcasting. float32, float64, int32, int64; dtypes must match."
+);
 
 /// `MatMul`: `a @ b` for matrices, attrs `transpose_a`, `transpose_b` (float32/float64).
 pub struct MatMul;
@@ -277,7 +349,8 @@ pub fn add_n(s: &Scope, xs: &[Output]) -> Result<Output> {
     s.op("AddN", "AddN").inputs(xs).attr("N", xs.len() as i64).attr("T", t).build_output()
 }
 
-/// `tf.negative(x)` (`Neg`).
+/// `tf.negative(x)`: op `Neg` (`-x`), default name `Neg`. Same dtype (float32, float64,
+/// int32, int64) and shape as `x`; other dtypes are `InvalidArgument` at build time.
 pub fn neg(s: &Scope, x: &Output) -> Result<Output> {
     s.op("Neg", "Neg").input(x).attr("T", x.dtype()).build_output()
 }
@@ -342,4 +415,39 @@ impl OpDef for Equal {
 /// `tf.equal(x, y)` (`Equal`, bool output).
 pub fn equal(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
     s.op("Equal", "Equal").input(x).input(y).attr("T", x.dtype()).attr("incompatible_shape_error", true).build_output()
+}
+
+/// The ordering comparisons `Greater`, `GreaterEqual`, `Less`, `LessEqual`: element-wise
+/// with broadcasting, bool output (float32, float64, int32, int64 inputs).
+pub struct Compare {
+    op_type: &'static str,
+}
+
+impl Compare {
+    const GREATER: Compare = Compare { op_type: "Greater" };
+    const GREATER_EQUAL: Compare = Compare { op_type: "GreaterEqual" };
+    const LESS: Compare = Compare { op_type: "Less" };
+    const LESS_EQUAL: Compare = Compare { op_type: "LessEqual" };
+}
+
+impl OpDef for Compare {
+    fn op_type(&self) -> &'static str {
+        self.op_type
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        ctx.same_dtypes()?;
+        ctx.check_dtype(0, &[DType::Float, DType::Double, DType::Int32, DType::Int64])?;
+        Ok(vec![(DType::Bool, broadcast_partial(ctx.shape(0), ctx.shape(1))?)])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let (a, b) = (ctx.input(0), ctx.input(1));
+        let out = crate::dispatch_numeric!(a.dtype(), self.op_type, T => match self.op_type {
+            "Greater" => broadcast_binary::<T, bool>(a, b, |x, y| x > y),
+            "GreaterEqual" => broadcast_binary::<T, bool>(a, b, |x, y| x >= y),
+            "Less" => broadcast_binary::<T, bool>(a, b, |x, y| x < y),
+            _ => broadcast_binary::<T, bool>(a, b, |x, y| x <= y),
+        })?;
+        Ok(vec![out])
+    }
 }

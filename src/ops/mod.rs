@@ -14,6 +14,7 @@ pub mod reduction;
 mod registry;
 pub mod state;
 pub mod training;
+pub mod unary;
 
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Node, Output, Scope};
@@ -27,6 +28,7 @@ pub use reduction::{argmax, reduce_max, reduce_mean};
 pub use random::{random_normal, random_uniform, truncated_normal};
 pub use registry::{lookup, registered_op_types};
 pub use state::{assign, assign_add, assign_sub};
+pub use unary::{exp, log, reciprocal, rsqrt, sqrt, square};
 
 /// What shape inference sees of a node being added: its attrs and the dtype and
 /// inferred shape of each input.

@@ -87,11 +87,14 @@ fn seeds(seed: Option<u64>) -> (i64, i64) {
     }
 }
 
-fn raw(s: &Scope, op_type: &str, dims: &[usize], dtype: DType, seed: Option<u64>) -> Result<Output> {
-    let shape = constant(&s.named("shape"), Tensor::vector(dims.iter().map(|&d| d as i32).collect()))?;
+fn shape_const(s: &Scope, dims: &[usize]) -> Result<Output> {
+    constant(&s.named("shape"), Tensor::vector(dims.iter().map(|&d| d as i32).collect()))
+}
+
+fn raw(s: &Scope, op_type: &str, shape: &Output, dtype: DType, seed: Option<u64>) -> Result<Output> {
     let (s1, s2) = seeds(seed);
     s.op(op_type, op_type)
-        .input(&shape)
+        .input(shape)
         .attr("dtype", dtype)
         .attr("seed", s1)
         .attr("seed2", s2)
@@ -104,9 +107,10 @@ fn raw(s: &Scope, op_type: &str, dims: &[usize], dtype: DType, seed: Option<u64>
 /// Values in `[minval, maxval)`; dtype float32 or float64.
 pub fn random_uniform(s: &Scope, dims: &[usize], minval: f64, maxval: f64, dtype: DType, seed: Option<u64>) -> Result<Output> {
     let sc = s.name_scope("random_uniform");
+    let shape = shape_const(&sc, dims)?;
     let min = constant(&sc.named("min"), Tensor::from_f64(dtype, &[], &[minval])?)?;
     let max = constant(&sc.named("max"), Tensor::from_f64(dtype, &[], &[maxval])?)?;
-    let r = raw(&sc, "RandomUniform", dims, dtype, seed)?;
+    let r = raw(&sc, "RandomUniform", &shape, dtype, seed)?;
     let range = sub(&sc, &max, &min)?;
     let scaled = mul(&sc, &r, &range)?;
     add(&sc.named(&format!("{}/", sc.prefix())), &scaled, &min)
@@ -135,9 +139,10 @@ fn scaled(
     seed: Option<u64>,
 ) -> Result<Output> {
     let sc = s.name_scope(scope);
+    let shape = shape_const(&sc, dims)?;
     let m = constant(&sc.named("mean"), Tensor::from_f64(dtype, &[], &[mean])?)?;
     let sd = constant(&sc.named("stddev"), Tensor::from_f64(dtype, &[], &[stddev])?)?;
-    let r = raw(&sc, op_type, dims, dtype, seed)?;
+    let r = raw(&sc, op_type, &shape, dtype, seed)?;
     let scaled = mul(&sc, &r, &sd)?;
     add(&sc.named(&format!("{}/", sc.prefix())), &scaled, &m)
 }

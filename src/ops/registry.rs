@@ -15,6 +15,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock:
         .chain(super::reduction::DEFS)
         .chain(super::state::DEFS)
         .chain(super::training::DEFS)
+        .chain(super::unary::DEFS)
     {
         m.insert(def.op_type(), *def);
     }

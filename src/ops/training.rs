@@ -1,5 +1,189 @@
-//! training ops (being written).
+//! Optimizer update ops on reference variables: ApplyGradientDescent, ApplyMomentum,
+//! ApplyAdam. Each updates its variable (and slots) in place and outputs the new value.
 
-use super::OpDef;
+use super::kernels::{Float, Num};
+use super::{InferCtx, KernelCtx, OpDef, VarSlot};
+use crate::error::{Error, Result};
+use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] = &[];
+pub(super) static DEFS: &[&dyn OpDef] = &[&ApplyGradientDescent, &ApplyMomentum, &ApplyAdam];
+
+/// Checks the update inputs: all of dtype `T`, the ref inputs and `grad` of the variable's shape.
+fn infer_update(ctx: &InferCtx, refs: &[usize], scalars: &[usize], grad: usize) -> Result<Vec<(DType, Shape)>> {
+    let t = ctx.same_dtypes()?;
+    let var = ctx.shape(0);
+    for &i in refs.iter().chain([grad].iter()) {
+        if !var.compatible(ctx.shape(i)) {
+            return Err(Error::invalid_argument(format!(
+                "input {i} has shape {} but the variable has shape {var}",
+                ctx.shape(i)
+            )));
+        }
+    }
+    for &i in scalars {
+        if ctx.shape(i).rank().is_some_and(|r| r != 0) {
+            return Err(Error::invalid_argument(format!("input {i} must be a scalar, got shape {}", ctx.shape(i))));
+        }
+    }
+    Ok(vec![(t, var.clone())])
+}
+
+/// Reads a 0-d float input as T.
+fn scalar<T: Float>(ctx: &KernelCtx, i: usize) -> Result<T> {
+    let t = ctx.input(i);
+    if t.num_elements() != 1 {
+        return Err(Error::invalid_argument(format!("input {i} must be a scalar, got shape {}", fmt_dims(t.shape()))));
+    }
+    Ok(t.as_slice::<T>()?[0])
+}
+
+/// Runs `f` on the ref inputs `refs` (in-place) with the gradient input; stores them back.
+fn update_refs<T: Float>(
+    ctx: &KernelCtx,
+    refs: &[usize],
+    grad: usize,
+    f: &dyn Fn(&mut [&mut [T]], &[T]),
+) -> Result<Vec<Tensor>> {
+    let g = ctx.input(grad);
+    let slots: Vec<(&VarSlot, &str)> = refs.iter().map(|&i| ctx.var(i)).collect::<Result<_>>()?;
+    // lock the variable buffers in input order for the whole update (TensorFlow's use_locking)
+    let mut guards: Vec<_> = slots.iter().map(|(s, _)| s.write().unwrap_or_else(|e| e.into_inner())).collect();
+    let mut tensors = Vec::with_capacity(refs.len());
+    for (guard, (_, name)) in guards.iter_mut().zip(&slots) {
+        let t = guard.take().ok_or_else(|| super::uninitialized(name));
+        let t = match t.and_then(|t| {
+            if t.shape() != g.shape() {
+                Err(Error::invalid_argument(format!(
+                    "{name} has shape {} but the gradient has shape {}",
+                    fmt_dims(t.shape()),
+                    fmt_dims(g.shape())
+                )))
+            } else {
+                Ok(t)
+            }
+        }) {
+            Ok(t) => t,
+            Err(e) => {
+                // put back what was taken
+                for (gd, t) in guards.iter_mut().zip(tensors) {
+                    **gd = Some(t);
+                }
+                return Err(e);
+            }
+        };
+        tensors.push(t);
+    }
+    {
+        let mut views: Vec<&mut [T]> = Vec::with_capacity(tensors.len());
+        for t in tensors.iter_mut() {
+            views.push(t.as_mut_slice::<T>()?);
+        }
+        f(&mut views, g.as_slice::<T>()?);
+    }
+    let out = tensors[0].clone();
+    for (gd, t) in guards.iter_mut().zip(tensors) {
+        **gd = Some(t);
+    }
+    Ok(vec![out])
+}
+
+/// `ApplyGradientDescent(var, alpha, delta)`: `var -= alpha * delta`.
+pub struct ApplyGradientDescent;
+impl OpDef for ApplyGradientDescent {
+    fn op_type(&self) -> &'static str {
+        "ApplyGradientDescent"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(3)?;
+        infer_update(ctx, &[], &[1], 2)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        crate::dispatch_float!(ctx.input(1).dtype(), "ApplyGradientDescent", T => {
+            let alpha: T = scalar(ctx, 1)?;
+            update_refs::<T>(ctx, &[0], 2, &|v, g| {
+                for (x, &d) in v[0].iter_mut().zip(g) {
+                    *x = *x - alpha * d;
+                }
+            })
+        })
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// `ApplyMomentum(var, accum, lr, grad, momentum)`: `accum = accum * momentum + grad;
+/// var -= lr * accum` (Nesterov: `var -= lr * grad + lr * momentum * accum`).
+pub struct ApplyMomentum;
+impl OpDef for ApplyMomentum {
+    fn op_type(&self) -> &'static str {
+        "ApplyMomentum"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(5)?;
+        infer_update(ctx, &[1], &[2, 4], 3)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let nesterov = ctx.node.attr_bool_or("use_nesterov", false)?;
+        crate::dispatch_float!(ctx.input(2).dtype(), "ApplyMomentum", T => {
+            let lr: T = scalar(ctx, 2)?;
+            let m: T = scalar(ctx, 4)?;
+            update_refs::<T>(ctx, &[0, 1], 3, &|v, g| {
+                let (var, rest) = v.split_at_mut(1);
+                for ((x, a), &d) in var[0].iter_mut().zip(rest[0].iter_mut()).zip(g) {
+                    *a = *a * m + d;
+                    *x = if nesterov { *x - (d * lr + *a * m * lr) } else { *x - lr * *a };
+                }
+            })
+        })
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0, 1]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// `ApplyAdam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)`:
+/// `lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)`; `m = beta1 m + (1 - beta1) g`;
+/// `v = beta2 v + (1 - beta2) g²`; `var -= lr_t m / (sqrt(v) + epsilon)`.
+pub struct ApplyAdam;
+impl OpDef for ApplyAdam {
+    fn op_type(&self) -> &'static str {
+        "ApplyAdam"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(10)?;
+        infer_update(ctx, &[1, 2], &[3, 4, 5, 6, 7, 8], 9)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let nesterov = ctx.node.attr_bool_or("use_nesterov", false)?;
+        crate::dispatch_float!(ctx.input(5).dtype(), "ApplyAdam", T => {
+            let [b1p, b2p, lr, b1, b2, eps]: [T; 6] = [
+                scalar(ctx, 3)?, scalar(ctx, 4)?, scalar(ctx, 5)?, scalar(ctx, 6)?, scalar(ctx, 7)?, scalar(ctx, 8)?,
+            ];
+            let one = T::ONE;
+            let lr_t = lr * (one - b2p).sqrt() / (one - b1p);
+            update_refs::<T>(ctx, &[0, 1, 2], 9, &|v, g| {
+                let (var, rest) = v.split_at_mut(1);
+                let (m, vv) = rest.split_at_mut(1);
+                for (((x, m), v), &d) in var[0].iter_mut().zip(m[0].iter_mut()).zip(vv[0].iter_mut()).zip(g) {
+                    *m = *m + (d - *m) * (one - b1);
+                    *v = *v + (d * d - *v) * (one - b2);
+                    let step = if nesterov { (*m * b1 + d * (one - b1)) * lr_t } else { *m * lr_t };
+                    *x = *x - step / (v.sqrt() + eps);
+                }
+            })
+        })
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0, 1, 2]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}

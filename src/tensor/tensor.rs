@@ -153,6 +153,8 @@ pub trait Element: Copy + Send + Sync + 'static {
     fn into_storage(v: Vec<Self>) -> Storage;
     /// Views storage as a slice, when the dtype matches.
     fn slice(s: &Storage) -> Option<&[Self]>;
+    /// Views storage as a mutable slice, when the dtype matches.
+    fn slice_mut(s: &mut Storage) -> Option<&mut [Self]>;
 }
 
 macro_rules! element {
@@ -163,6 +165,12 @@ macro_rules! element {
                 Storage::$var(v)
             }
             fn slice(s: &Storage) -> Option<&[Self]> {
+                match s {
+                    Storage::$var(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn slice_mut(s: &mut Storage) -> Option<&mut [Self]> {
                 match s {
                     Storage::$var(v) => Some(v),
                     _ => None,
@@ -254,6 +262,13 @@ impl Tensor {
     pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
         T::slice(&self.storage)
             .ok_or_else(|| Error::invalid_argument(format!("tensor has dtype {}, not {}", self.dtype(), T::DTYPE)))
+    }
+    /// The elements as a mutable slice of `T`, copying the buffer first when it is shared
+    /// (copy on write). Errors: `InvalidArgument` when the dtype is not `T`'s.
+    pub fn as_mut_slice<T: Element>(&mut self) -> Result<&mut [T]> {
+        let dtype = self.dtype();
+        T::slice_mut(Arc::make_mut(&mut self.storage))
+            .ok_or_else(|| Error::invalid_argument(format!("tensor has dtype {dtype}, not {}", T::DTYPE)))
     }
     /// The elements copied into a vector of `T`. Errors as [`Tensor::as_slice`].
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {

@@ -1,5 +1,15 @@
 //! Training: symbolic gradients, optimizers and the checkpoint saver.
 
+mod adam;
+mod gradient_descent;
 mod gradients;
+mod momentum;
+mod optimizer;
+mod saver;
 
+pub use adam::AdamOptimizer;
+pub use gradient_descent::GradientDescentOptimizer;
 pub use gradients::gradients;
+pub use momentum::MomentumOptimizer;
+pub use optimizer::Optimizer;
+pub use saver::{is_optimizer_variable, Saver};

@@ -1,1 +1,45 @@
-//! TensorFlow V2 checkpoints (tensor bundles). Being written.
+//! TensorFlow V2 checkpoints ("tensor bundles") and the `checkpoint` state file.
+//!
+//! A checkpoint with prefix `P` is the SSTable `P.index` (a header plus one
+//! `BundleEntryProto` per tensor, keyed by name) and the raw tensor bytes in
+//! `P.data-00000-of-00001` (more shards for sharded saves). This module reads what TensorFlow
+//! writes ([`CheckpointReader`], all dtypes, sharded and partitioned tensors) and writes files
+//! TensorFlow reads, byte-identical to TensorFlow's own ([`write_checkpoint`],
+//! [`CheckpointWriter`]). [`latest_checkpoint`] and the [`CheckpointState`] functions handle
+//! the directory's `checkpoint` file. Layouts: `shared/docs/formats.md` §0–§2.
+
+mod codec;
+mod fsutil;
+pub mod proto;
+mod reader;
+mod slices;
+mod state;
+pub mod table;
+mod wire;
+mod writer;
+
+pub use reader::CheckpointReader;
+pub use slices::slice_key;
+pub use state::{
+    latest_checkpoint, read_checkpoint_state, write_checkpoint_state, CheckpointState, CHECKPOINT_STATE_FILENAME,
+};
+pub use wire::{mask_crc, unmask_crc};
+pub use writer::{write_checkpoint, CheckpointWriter};
+
+use std::path::{Path, PathBuf};
+
+/// `PREFIX.index`: the index file of the checkpoint `prefix` (the suffix is appended, never
+/// substituted for an extension).
+pub fn index_path(prefix: impl AsRef<Path>) -> PathBuf {
+    let mut s = prefix.as_ref().as_os_str().to_os_string();
+    s.push(".index");
+    PathBuf::from(s)
+}
+
+/// `PREFIX.data-SSSSS-of-NNNNN`: data shard `shard` of `num_shards` of the checkpoint `prefix`
+/// (TensorFlow's `DataFilename`).
+pub fn data_path(prefix: impl AsRef<Path>, shard: usize, num_shards: usize) -> PathBuf {
+    let mut s = prefix.as_ref().as_os_str().to_os_string();
+    s.push(format!(".data-{shard:05}-of-{num_shards:05}"));
+    PathBuf::from(s)
+}

@@ -8,7 +8,7 @@ mod reduce;
 
 pub use broadcast::{broadcast_binary, broadcast_shape, unary_map};
 pub use matmul::matmul;
-pub use num::Num;
+pub use num::{Float, Num};
 pub use reduce::{normalize_axes, reduce, reduced_shape};
 
 /// Dispatches `$body` over the numeric dtypes float32, float64, int32 and int64, binding

@@ -38,3 +38,31 @@ num!(f32, f32::NEG_INFINITY);
 num!(f64, f64::NEG_INFINITY);
 num!(i32, i32::MIN);
 num!(i64, i64::MIN);
+
+/// A floating-point element type (f32, f64).
+pub trait Float: Num + std::ops::Neg<Output = Self> {
+    /// Square root.
+    fn sqrt(self) -> Self;
+    /// e^x.
+    fn exp(self) -> Self;
+    /// Natural logarithm.
+    fn ln(self) -> Self;
+}
+
+macro_rules! float {
+    ($t:ty) => {
+        impl Float for $t {
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+        }
+    };
+}
+float!(f32);
+float!(f64);

@@ -1,0 +1,342 @@
+//! [`CheckpointReader`]: reads a V2 checkpoint (tensor bundle), mirroring TensorFlow's
+//! `BundleReader` / `tf.train.load_checkpoint` (formats.md §1).
+
+use super::codec::{decode_fixed, decode_strings};
+use super::fsutil::io_error;
+use super::proto::{BundleEntryProto, BundleHeaderProto, ENDIANNESS_BIG};
+use super::slices::{scatter, slice_extents, slice_indices, slice_key};
+use super::table::read_table;
+use super::wire::{mask_crc, unmask_crc};
+use super::{data_path, index_path};
+use crate::error::{Code, Error, Result};
+use crate::tensor::{checked_num_elements, DType, Storage, Tensor};
+use prost::Message;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// An open V2 checkpoint: the parsed `.index` plus lazily opened `.data-*` shard files.
+///
+/// Mirrors TensorFlow's `BundleReader` (and `tf.train.load_checkpoint`'s
+/// `list_variables` / `get_tensor`). The reader is `Send + Sync`; reads lock the shard files.
+#[derive(Debug)]
+pub struct CheckpointReader {
+    prefix: PathBuf,
+    index_file: String,
+    header: BundleHeaderProto,
+    entries: BTreeMap<Vec<u8>, BundleEntryProto>,
+    listing: Vec<(String, DType, Vec<usize>)>,
+    shards: Mutex<HashMap<i32, (File, u64)>>,
+}
+
+/// The entry's shape as dimensions. Errors: a description of an invalid shape.
+fn entry_shape(entry: &BundleEntryProto) -> std::result::Result<Vec<usize>, String> {
+    let Some(shape) = &entry.shape else { return Ok(Vec::new()) };
+    if shape.unknown_rank {
+        return Err("shape has unknown rank".into());
+    }
+    shape
+        .dim
+        .iter()
+        .map(|d| usize::try_from(d.size).map_err(|_| format!("shape has invalid dimension {}", d.size)))
+        .collect()
+}
+
+impl CheckpointReader {
+    /// Opens the checkpoint with prefix `prefix` (`dir/model.ckpt` for the files
+    /// `dir/model.ckpt.index` and `dir/model.ckpt.data-00000-of-00001`): reads and verifies the
+    /// whole `.index` SSTable. Data files are opened only when a tensor is read.
+    ///
+    /// Errors: `NotFound` when `prefix.index` does not exist; `DataLoss` naming the index file
+    /// when it is truncated or corrupted (bad block checksum, malformed block, missing header,
+    /// undecodable entry, invalid shape); `InvalidArgument` when the bundle's version forbids this
+    /// reader; `Unimplemented` for big-endian bundles.
+    pub fn open(prefix: impl AsRef<Path>) -> Result<CheckpointReader> {
+        let prefix = prefix.as_ref().to_path_buf();
+        let index = index_path(&prefix);
+        let index_file = index.display().to_string();
+        let bytes = std::fs::read(&index).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Error::not_found(format!(
+                    "checkpoint {} not found: {index_file} does not exist (a V2 checkpoint prefix names the files \
+                     PREFIX.index and PREFIX.data-*)",
+                    prefix.display()
+                ))
+            } else {
+                io_error(e, "cannot read checkpoint index", &index)
+            }
+        })?;
+        let kvs = read_table(&bytes, &index_file)?;
+        let mut it = kvs.into_iter();
+        let header = match it.next() {
+            Some((k, v)) if k.is_empty() => BundleHeaderProto::decode(v.as_slice()).map_err(|e| {
+                Error::data_loss(format!("corrupted checkpoint index {index_file}: bad bundle header: {e}"))
+            })?,
+            _ => {
+                return Err(Error::data_loss(format!(
+                    "corrupted checkpoint index {index_file}: the bundle header (key \"\") is missing"
+                )))
+            }
+        };
+        let version = header.version.clone().unwrap_or_default();
+        if version.producer < 0 || version.min_consumer > 1 || version.bad_consumers.contains(&1) {
+            return Err(Error::invalid_argument(format!(
+                "checkpoint {index_file} has version producer {} min_consumer {} bad_consumers {:?}, which this reader \
+                 (version 1) may not read",
+                version.producer, version.min_consumer, version.bad_consumers
+            )));
+        }
+        if header.endianness == ENDIANNESS_BIG {
+            return Err(Error::unimplemented(format!(
+                "checkpoint {index_file} was written on a big-endian machine; reading it is not implemented"
+            )));
+        }
+        let mut entries = BTreeMap::new();
+        for (k, v) in it {
+            let entry = BundleEntryProto::decode(v.as_slice()).map_err(|e| {
+                Error::data_loss(format!(
+                    "corrupted checkpoint index {index_file}: bad entry for {:?}: {e}",
+                    String::from_utf8_lossy(&k)
+                ))
+            })?;
+            if let Err(what) = entry_shape(&entry) {
+                return Err(Error::data_loss(format!(
+                    "corrupted checkpoint index {index_file}: entry {:?}: {what}",
+                    String::from_utf8_lossy(&k)
+                )));
+            }
+            entries.insert(k, entry);
+        }
+        // Slice keys of partitioned tensors are hidden, as tf.train.list_variables does.
+        let mut hidden = HashSet::new();
+        for (k, e) in &entries {
+            for s in &e.slices {
+                let ext: Vec<(i64, i64)> = s
+                    .extent
+                    .iter()
+                    .map(|x| match x.has_length {
+                        Some(super::proto::HasLength::Length(l)) => (x.start, l),
+                        None => (0, -1),
+                    })
+                    .collect();
+                hidden.insert(slice_key(k, &ext));
+            }
+        }
+        let listing = entries
+            .iter()
+            .filter(|(k, _)| !hidden.contains(*k))
+            .filter_map(|(k, e)| {
+                let dtype = DType::from_enum(e.dtype).ok()?;
+                let shape = entry_shape(e).ok()?;
+                Some((String::from_utf8_lossy(k).into_owned(), dtype, shape))
+            })
+            .collect();
+        Ok(CheckpointReader { prefix, index_file, header, entries, listing, shards: Mutex::new(HashMap::new()) })
+    }
+
+    /// The checkpoint prefix this reader was opened with.
+    pub fn prefix(&self) -> &Path {
+        &self.prefix
+    }
+
+    /// The bundle header (number of shards, endianness, version).
+    pub fn header(&self) -> &BundleHeaderProto {
+        &self.header
+    }
+
+    /// Every tensor as `(name, dtype, shape)`, sorted by name, like `tf.train.list_variables`:
+    /// the header and the slice entries of partitioned tensors are left out (a partitioned
+    /// tensor is listed once with its full shape). Entries whose dtype tensorgraph does not
+    /// support (quantized types, variants) are left out too. Names that are not UTF-8 are
+    /// shown lossily.
+    pub fn list(&self) -> Vec<(String, DType, Vec<usize>)> {
+        self.listing.clone()
+    }
+
+    /// True when the index has an entry named `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        !name.is_empty() && self.entries.contains_key(name.as_bytes())
+    }
+
+    /// The raw index entry (`BundleEntryProto`) of `name`, `None` when there is none.
+    pub fn get_entry(&self, name: &str) -> Option<&BundleEntryProto> {
+        if name.is_empty() {
+            return None;
+        }
+        self.entries.get(name.as_bytes())
+    }
+
+    /// Reads tensor `name` (`CheckpointReader.get_tensor`), opening its data file if needed and
+    /// verifying its size and crc32c. A partitioned tensor is assembled from its slices.
+    ///
+    /// Errors: `NotFound` when there is no such entry (or its data file is missing);
+    /// `DataLoss` naming the tensor and the file when the recorded size does not match the dtype
+    /// and shape, the data lies beyond the end of the data file, the checksum does not match, a
+    /// string tensor is malformed or a slice is missing; `Unimplemented` for dtypes tensorgraph
+    /// does not support.
+    pub fn read(&self, name: &str) -> Result<Tensor> {
+        let entry = self
+            .get_entry(name)
+            .ok_or_else(|| Error::not_found(format!("Key {name} not found in checkpoint {}", self.prefix.display())))?;
+        if entry.slices.is_empty() {
+            self.read_entry(name, entry)
+        } else {
+            self.read_sliced(name, entry)
+        }
+    }
+
+    fn dtype_of(&self, name: &str, entry: &BundleEntryProto) -> Result<DType> {
+        DType::from_enum(entry.dtype).map_err(|_| {
+            Error::unimplemented(format!(
+                "tensor {name:?} in checkpoint {} has DataType {}, which tensorgraph does not support",
+                self.prefix.display(),
+                entry.dtype
+            ))
+        })
+    }
+
+    fn bad_entry(&self, name: &str, what: impl std::fmt::Display) -> Error {
+        Error::data_loss(format!("tensor {name:?} in checkpoint {}: {what}", self.index_file))
+    }
+
+    /// Reads a non-partitioned entry.
+    fn read_entry(&self, name: &str, entry: &BundleEntryProto) -> Result<Tensor> {
+        let dtype = self.dtype_of(name, entry)?;
+        let shape = entry_shape(entry).map_err(|w| self.bad_entry(name, w))?;
+        let n = checked_num_elements(&shape).map_err(|e| self.bad_entry(name, e.message))?;
+        let size =
+            u64::try_from(entry.size).map_err(|_| self.bad_entry(name, format!("negative size {}", entry.size)))?;
+        let offset = u64::try_from(entry.offset)
+            .map_err(|_| self.bad_entry(name, format!("negative offset {}", entry.offset)))?;
+        match dtype.size() {
+            Some(w) => {
+                let need = n.checked_mul(w).map(|b| b as u64);
+                if need != Some(size) {
+                    return Err(self.bad_entry(
+                        name,
+                        format!(
+                            "entry records {size} bytes but {n} elements of {dtype} need {}",
+                            n as u128 * w as u128
+                        ),
+                    ));
+                }
+            }
+            None => {
+                if n == 0 && size == 0 {
+                    return Tensor::from_storage(&shape, Storage::Str(Vec::new()));
+                }
+                if (size as u128) < n as u128 + 4 {
+                    return Err(self.bad_entry(name, format!("entry records {size} bytes, too few for {n} strings")));
+                }
+            }
+        }
+        let data_file = data_path(&self.prefix, entry.shard_id.max(0) as usize, self.header.num_shards.max(0) as usize);
+        let bytes = if size == 0 { Vec::new() } else { self.read_bytes(name, entry.shard_id, offset, size)? };
+        let (storage, crc) = if dtype == DType::String {
+            let (v, crc) = decode_strings(n, &bytes).map_err(|w| {
+                Error::data_loss(format!("tensor {name:?} in {}: corrupted string data: {w}", data_file.display()))
+            })?;
+            (Storage::Str(v), crc)
+        } else {
+            let crc = crc32c::crc32c(&bytes);
+            (decode_fixed(dtype, &bytes), crc)
+        };
+        if crc != unmask_crc(entry.crc32c) {
+            return Err(Error::data_loss(format!(
+                "Checksum does not match for tensor {name:?} in {}: stored {:#010x} vs. calculated on the restored \
+                 bytes {:#010x}",
+                data_file.display(),
+                entry.crc32c,
+                mask_crc(crc)
+            )));
+        }
+        Tensor::from_storage(&shape, storage).map_err(|e| self.bad_entry(name, e.message))
+    }
+
+    /// Reads `size` bytes at `offset` of shard `shard`, after checking they lie in the file.
+    fn read_bytes(&self, name: &str, shard: i32, offset: u64, size: u64) -> Result<Vec<u8>> {
+        let num_shards = self.header.num_shards;
+        if shard < 0 || shard >= num_shards {
+            return Err(self.bad_entry(name, format!("shard id {shard} outside the bundle's {num_shards} shard(s)")));
+        }
+        let path = data_path(&self.prefix, shard as usize, num_shards as usize);
+        let mut shards = self.shards.lock().unwrap_or_else(|e| e.into_inner());
+        let (file, len) = match shards.entry(shard) {
+            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let file = File::open(&path).map_err(|e| {
+                    let code = if e.kind() == std::io::ErrorKind::NotFound { Code::NotFound } else { Code::Unknown };
+                    Error::new(
+                        code,
+                        format!("cannot open checkpoint data file {} for tensor {name:?}: {e}", path.display()),
+                    )
+                })?;
+                let len = file.metadata().map_err(|e| io_error(e, "cannot stat", &path))?.len();
+                v.insert((file, len))
+            }
+        };
+        let end = offset.checked_add(size);
+        if end.is_none_or(|e| e > *len) {
+            return Err(Error::data_loss(format!(
+                "tensor {name:?} is recorded at bytes {offset}..{} of {}, but the file has only {len} bytes \
+                 (truncated?)",
+                offset as u128 + size as u128,
+                path.display()
+            )));
+        }
+        let mut buf = vec![0u8; size as usize];
+        file.seek(SeekFrom::Start(offset))
+            .and_then(|_| file.read_exact(&mut buf))
+            .map_err(|e| Error::data_loss(format!("cannot read tensor {name:?} from {}: {e}", path.display())))?;
+        Ok(buf)
+    }
+
+    /// Assembles a partitioned tensor from its slice entries.
+    fn read_sliced(&self, name: &str, entry: &BundleEntryProto) -> Result<Tensor> {
+        let dtype = self.dtype_of(name, entry)?;
+        let shape = entry_shape(entry).map_err(|w| self.bad_entry(name, w))?;
+        let n = checked_num_elements(&shape).map_err(|e| self.bad_entry(name, e.message))?;
+        let mut parts = Vec::with_capacity(entry.slices.len());
+        let mut total: u128 = 0;
+        for slice in &entry.slices {
+            let (key_ext, conc) = slice_extents(slice, &shape).map_err(|w| self.bad_entry(name, w))?;
+            let key = slice_key(name.as_bytes(), &key_ext);
+            let sub = self
+                .entries
+                .get(&key)
+                .filter(|s| s.slices.is_empty())
+                .ok_or_else(|| self.bad_entry(name, format!("the entry of slice {key_ext:?} is missing")))?;
+            let lens: Vec<usize> = conc.iter().map(|e| e.1).collect();
+            let part = self.read_entry(&format!("{name} (slice {key_ext:?})"), sub)?;
+            if part.dtype() != dtype || part.shape() != lens.as_slice() {
+                return Err(self.bad_entry(
+                    name,
+                    format!("slice {key_ext:?} holds a {} tensor of shape {:?}", part.dtype(), part.shape()),
+                ));
+            }
+            total += part.num_elements() as u128;
+            parts.push((conc, part));
+        }
+        // Only allocate the full tensor when the slices that were read can fill it.
+        if total < n as u128 {
+            return Err(self.bad_entry(name, "the stored slices do not cover the whole tensor"));
+        }
+        let mut full = Storage::zeros(dtype, n);
+        let mut covered = vec![false; n];
+        for (conc, part) in parts {
+            let idx = slice_indices(&shape, &conc);
+            for &i in &idx {
+                covered[i] = true;
+            }
+            if !scatter(&mut full, part.storage().clone(), &idx) {
+                return Err(Error::internal(format!("dtype mismatch assembling {name:?}")));
+            }
+        }
+        if covered.iter().any(|c| !c) {
+            return Err(self.bad_entry(name, "the stored slices do not cover the whole tensor"));
+        }
+        Tensor::from_storage(&shape, full)
+    }
+}

@@ -1,0 +1,140 @@
+//! The `Optimizer` trait (`tf.train.Optimizer`): `minimize` computes gradients with
+//! [`gradients`](super::gradients) and applies them with one update op per variable.
+
+use super::gradients;
+use crate::error::{Error, Result};
+use crate::graph::collections::TRAIN_OP;
+use crate::graph::{CollectionItem, Graph, Operation, Output, Scope, Variable, VariableOptions};
+use crate::init::Initializer;
+use crate::ops;
+use crate::tensor::{DType, Tensor};
+
+/// A gradient-based optimizer. Implementations add TensorFlow's ops (`ApplyAdam`, ...)
+/// and slot variables named as TensorFlow names them (`<var>/Adam`, `<var>/Adam_1`, ...).
+pub trait Optimizer {
+    /// The default name of the update op and its scope (`Adam`, `GradientDescent`, `Momentum`).
+    fn name(&self) -> &'static str;
+
+    /// Adds the ops applying `grads_and_vars` (`opt.apply_gradients`): under name scope
+    /// `name` (default [`Optimizer::name`]), one `update_<var>/Apply*` op per variable,
+    /// then a `NoOp` named like the scope that groups them (after which `global_step`, if
+    /// given, is incremented). The returned op is added to collection `train_op`.
+    /// Errors: `InvalidArgument` for an empty list or mismatched gradient shapes.
+    fn apply_gradients(
+        &self,
+        grads_and_vars: &[(Output, Variable)],
+        global_step: Option<&Variable>,
+        name: Option<&str>,
+    ) -> Result<Operation>;
+
+    /// `opt.minimize(loss)` over all trainable variables.
+    fn minimize(&self, loss: &Output) -> Result<Operation> {
+        self.minimize_with(loss, None, None, None)
+    }
+
+    /// `opt.minimize(loss, global_step, var_list, name)`.
+    /// Errors: `InvalidArgument` when no variable receives a gradient ("No gradients
+    /// provided for any variable", listing them).
+    fn minimize_with(
+        &self,
+        loss: &Output,
+        var_list: Option<&[Variable]>,
+        global_step: Option<&Variable>,
+        name: Option<&str>,
+    ) -> Result<Operation> {
+        let vars = match var_list {
+            Some(v) => v.to_vec(),
+            None => loss.graph().trainable_variables(),
+        };
+        if vars.is_empty() {
+            return Err(Error::invalid_argument("No variables to optimize: the graph has no trainable variables"));
+        }
+        let xs: Vec<Output> = vars.iter().map(|v| v.value().clone()).collect();
+        let grads = gradients(&[loss.clone()], &xs, None)?;
+        let pairs: Vec<(Output, Variable)> =
+            grads.into_iter().zip(vars.iter()).filter_map(|(g, v)| g.map(|g| (g, v.clone()))).collect();
+        if pairs.is_empty() {
+            let names: Vec<String> = vars.iter().map(|v| v.name()).collect();
+            return Err(Error::invalid_argument(format!(
+                "No gradients provided for any variable, check your graph for ops that do not support gradients, between variables {names:?} and loss {}",
+                loss.name()
+            )));
+        }
+        self.apply_gradients(&pairs, global_step, name)
+    }
+}
+
+/// A zero-initialized, non-trainable slot variable `<var>/<slot>` (TensorFlow's
+/// `slot_creator.create_zeros_slot`): ops `<var>/<slot>`, `.../Initializer/zeros`,
+/// `.../Assign`, `.../read`.
+pub(crate) fn zeros_slot(var: &Variable, slot: &str) -> Result<Variable> {
+    let g = var.graph().clone();
+    let dims = var.shape();
+    let dtype = var.dtype();
+    g.scope().variable_with(
+        &format!("{}/{slot}", var.name()),
+        VariableOptions { trainable: false, ..Default::default() },
+        |vs| Initializer::Zeros.build(&vs.name_scope("Initializer"), &dims, dtype),
+    )
+}
+
+/// A non-trainable scalar variable `name` initialized to `value` (Adam's `beta1_power`).
+pub(crate) fn non_slot_scalar(g: &Graph, name: &str, value: f64, dtype: DType) -> Result<Variable> {
+    g.scope().variable_with(name, VariableOptions { trainable: false, ..Default::default() }, |vs| {
+        ops::constant(&vs.named("initial_value"), Tensor::from_f64(dtype, &[], &[value])?)
+    })
+}
+
+/// A scalar hyper-parameter constant in the update scope (`train/learning_rate`).
+pub(crate) fn hyper(s: &Scope, name: &str, value: f64, dtype: DType) -> Result<Output> {
+    ops::constant(&s.named(name), Tensor::from_f64(dtype, &[], &[value])?)
+}
+
+/// Shared shape of `apply_gradients`: checks, the update scope, one update op per
+/// variable, extra finishing ops, then the grouping op (and global step).
+pub(crate) fn apply_with(
+    default_name: &str,
+    grads_and_vars: &[(Output, Variable)],
+    global_step: Option<&Variable>,
+    name: Option<&str>,
+    prepare: impl FnOnce(&Scope, DType) -> Result<Vec<Output>>,
+    update: impl Fn(&Scope, &[Output], &Output, &Variable) -> Result<Operation>,
+    finish: impl FnOnce(&Scope, &[Operation]) -> Result<Vec<Operation>>,
+) -> Result<Operation> {
+    let Some((_, first)) = grads_and_vars.first() else {
+        return Err(Error::invalid_argument("apply_gradients got no (gradient, variable) pairs"));
+    };
+    let g = first.graph().clone();
+    for (grad, var) in grads_and_vars {
+        if !grad.shape().compatible(&crate::Shape::known(&var.shape())) {
+            return Err(Error::invalid_argument(format!(
+                "gradient {} has shape {} but variable {} has shape {:?}",
+                grad.name(),
+                grad.shape(),
+                var.name(),
+                var.shape()
+            )));
+        }
+    }
+    let scope = g.scope().name_scope(name.unwrap_or(default_name));
+    let hypers = prepare(&scope, first.dtype())?;
+    let mut updates = Vec::with_capacity(grads_and_vars.len());
+    for (grad, var) in grads_and_vars {
+        let us = scope.name_scope(&format!("update_{}", var.name()));
+        updates.push(update(&us, &hypers, grad, var)?);
+    }
+    let refs: Vec<&Operation> = updates.iter().collect();
+    let extra = finish(&scope.with_control_dependencies(&refs), &updates)?;
+    let all: Vec<&Operation> = updates.iter().chain(extra.iter()).collect();
+    let exact = format!("{}/", scope.prefix());
+    let train = match global_step {
+        None => ops::group(&scope.named(&exact), &all)?,
+        Some(step) => {
+            let done = ops::group(&scope.named("update"), &all)?;
+            let one = ops::constant(&scope.named("value"), Tensor::from_f64(step.dtype(), &[], &[1.0])?)?;
+            ops::assign_add(&scope.with_control_dependencies(&[&done]).named(&exact), &step.reference(), &one)?.op()
+        }
+    };
+    g.add_to_collection(TRAIN_OP, CollectionItem::Op(train.id()));
+    Ok(train)
+}
