@@ -1,10 +1,12 @@
-//! tensorgraph: TensorFlow 1.x graph mode in pure Rust.
+//! tensorgraph: TensorFlow 1.x graph mode in pure Rust. Layers, bottom up: [`tensor`],
+//! [`ops`] (the op registry), [`graph`], [`session`], [`train`], [`io`]. See README.md.
 #![warn(missing_docs)]
 
 pub mod error;
 pub mod graph;
 pub mod init;
 pub mod io;
+pub mod models;
 pub mod ops;
 pub mod session;
 pub mod train;
@@ -14,3 +16,7 @@ pub use error::{Code, Error, Result};
 pub use tensor::{DType, Shape, Tensor};
 pub use graph::{Graph, Operation, Output, Reuse, Scope, Variable};
 pub use session::Session;
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -353,3 +353,38 @@ fn checkpoint_state_roundtrip_and_latest() {
     assert_eq!(latest_checkpoint(d).unwrap_err().code, Code::InvalidArgument);
     assert_eq!(write_checkpoint_state(d, &CheckpointState::default()).unwrap_err().code, Code::InvalidArgument);
 }
+
+#[test]
+fn sharded_bundle_is_read_from_each_data_file() {
+    // Two shards as MergeV2Checkpoints leaves them: shard k's tensors at offsets in its own file.
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("sharded");
+    let a = 1.5f32.to_le_bytes();
+    let b: Vec<u8> = [7i64, -8].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut ea = entry(DType::Float, &[], 0, 4);
+    ea.crc32c = tensorgraph::io::checkpoint::mask_crc(crc32c::crc32c(&a));
+    let mut eb = entry(DType::Int64, &[2], 0, 16);
+    eb.shard_id = 1;
+    eb.crc32c = tensorgraph::io::checkpoint::mask_crc(crc32c::crc32c(&b));
+    let header = BundleHeaderProto {
+        num_shards: 2,
+        endianness: 0,
+        version: Some(VersionDef { producer: 1, ..Default::default() }),
+    };
+    let kvs = vec![
+        (Vec::new(), header.encode_to_vec()),
+        (b"a".to_vec(), ea.encode_to_vec()),
+        (b"b".to_vec(), eb.encode_to_vec()),
+    ];
+    std::fs::write(index_path(&prefix), build_table(&kvs, TableOptions::default()).unwrap()).unwrap();
+    std::fs::write(data_path(&prefix, 0, 2), a).unwrap();
+    std::fs::write(data_path(&prefix, 1, 2), &b).unwrap();
+    let r = CheckpointReader::open(&prefix).unwrap();
+    assert_eq!(r.read("a").unwrap(), Tensor::scalar(1.5f32));
+    assert_eq!(r.read("b").unwrap(), Tensor::new(&[2], vec![7i64, -8]).unwrap());
+    std::fs::remove_file(data_path(&prefix, 1, 2)).unwrap();
+    let r = CheckpointReader::open(&prefix).unwrap();
+    let e = r.read("b").unwrap_err();
+    assert_eq!(e.code, Code::NotFound);
+    assert!(e.message.contains("sharded.data-00001-of-00002"), "{e}");
+}

@@ -88,7 +88,7 @@ impl OpDef for Binary {
             "Maximum" => broadcast_binary::<T, T>(a, b, |x, y| if is_nan(x) || x >= y { x } else { y }),
             "Minimum" => broadcast_binary::<T, T>(a, b, |x, y| if is_nan(x) || x <= y { x } else { y }),
             _ => {
-                if !a.dtype().is_floating() && b.as_slice::<T>()?.iter().any(|&y| y == <T as super::kernels::Num>::ZERO) {
+                if !a.dtype().is_floating() && b.as_slice::<T>()?.contains(&<T as super::kernels::Num>::ZERO) {
                     return Err(Error::invalid_argument("Integer division by zero"));
                 }
                 broadcast_binary::<T, T>(a, b, |x, y| x / y)
@@ -107,8 +107,11 @@ impl OpDef for Binary {
             // TensorFlow's _MaximumMinimumGrad: g goes to x where the selector holds (ties
             // to x), to y elsewhere; masks as Cast(GreaterEqual/LessEqual) * g
             "Maximum" | "Minimum" => {
-                let (xsel, ysel) =
-                    if self.op_type == "Maximum" { (greater_equal(s, x, y)?, less(s, x, y)?) } else { (less_equal(s, x, y)?, greater(s, x, y)?) };
+                let (xsel, ysel) = if self.op_type == "Maximum" {
+                    (greater_equal(s, x, y)?, less(s, x, y)?)
+                } else {
+                    (less_equal(s, x, y)?, greater(s, x, y)?)
+                };
                 let gx = mul(s, &g, &cast(s, &xsel, g.dtype())?)?;
                 let gy = mul(&s.named("mul_1"), &g, &cast(&s.named("Cast_1"), &ysel, g.dtype())?)?;
                 (gx, gy)
@@ -139,7 +142,12 @@ pub(crate) fn reduce_to_inputs(s: &Scope, x: &Output, y: &Output, gx: Output, gy
     }
     let shx = shape(s, x)?;
     let shy = shape(&s.named("Shape_1"), y)?;
-    let args = s.op("BroadcastGradientArgs", "BroadcastGradientArgs").input(&shx).input(&shy).attr("T", DType::Int32).build()?;
+    let args = s
+        .op("BroadcastGradientArgs", "BroadcastGradientArgs")
+        .input(&shx)
+        .input(&shy)
+        .attr("T", DType::Int32)
+        .build()?;
     let rx = args.output(0)?;
     let ry = args.output(1)?;
     let gx = reshape(s, &sum_over(s, &gx, &rx)?, &shx)?;
@@ -148,7 +156,13 @@ pub(crate) fn reduce_to_inputs(s: &Scope, x: &Output, y: &Output, gx: Output, gy
 }
 
 fn sum_over(s: &Scope, x: &Output, axes: &Output) -> Result<Output> {
-    s.op("Sum", "Sum").input(x).input(axes).attr("T", x.dtype()).attr("Tidx", DType::Int32).attr("keep_dims", false).build_output()
+    s.op("Sum", "Sum")
+        .input(x)
+        .input(axes)
+        .attr("T", x.dtype())
+        .attr("Tidx", DType::Int32)
+        .attr("keep_dims", false)
+        .build_output()
 }
 
 macro_rules! binary_fn {
@@ -323,7 +337,11 @@ impl OpDef for AddN {
         let mut shape = ctx.shape(0).clone();
         for i in 1..ctx.inputs.len() {
             shape = shape.merge(ctx.shape(i)).ok_or_else(|| {
-                Error::invalid_argument(format!("AddN inputs must have one shape: {} vs {}", ctx.shape(0), ctx.shape(i)))
+                Error::invalid_argument(format!(
+                    "AddN inputs must have one shape: {} vs {}",
+                    ctx.shape(0),
+                    ctx.shape(i)
+                ))
             })?;
         }
         Ok(vec![(t, shape)])
@@ -390,7 +408,6 @@ pub(crate) fn reduction(
         .attr("keep_dims", keep_dims)
         .build_output()
 }
-
 
 /// `Equal`: element-wise `x == y` with broadcasting; output bool.
 pub struct Equal;

@@ -5,47 +5,15 @@
 //! shared with the activations in `nn.rs`.
 
 use super::array::scalar_like;
-use super::kernels::{unary_map, Num};
+use super::kernels::unary_map;
 use super::math::{mul, neg};
 use super::{GradCtx, InferCtx, KernelCtx, OpDef};
 use crate::error::{Error, Result};
 use crate::graph::{Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] = &[
-    &NEG,
-    &SQUARE,
-    &SQRT,
-    &RSQRT,
-    &EXP,
-    &LOG,
-    &RECIPROCAL,
-    &SQRT_GRAD,
-    &RSQRT_GRAD,
-    &RECIPROCAL_GRAD,
-];
-
-/// The float element types (f32, f64) with the transcendental functions kernels need.
-pub(crate) trait Real: Num + std::ops::Neg<Output = Self> {
-    /// e^self
-    fn exp(self) -> Self;
-    /// The natural logarithm.
-    fn ln(self) -> Self;
-}
-macro_rules! real {
-    ($t:ty) => {
-        impl Real for $t {
-            fn exp(self) -> Self {
-                <$t>::exp(self)
-            }
-            fn ln(self) -> Self {
-                <$t>::ln(self)
-            }
-        }
-    };
-}
-real!(f32);
-real!(f64);
+pub(super) static DEFS: &[&dyn OpDef] =
+    &[&NEG, &SQUARE, &SQRT, &RSQRT, &EXP, &LOG, &RECIPROCAL, &SQRT_GRAD, &RSQRT_GRAD, &RECIPROCAL_GRAD];
 
 /// A gradient function: the gradients of an op's inputs from its [`GradCtx`].
 pub(crate) type GradFn = fn(&GradCtx) -> Result<Vec<Option<Output>>>;

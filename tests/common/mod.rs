@@ -32,7 +32,11 @@ pub fn check_gradients(inputs: &[(Vec<usize>, Vec<f64>)], tol: f64, f: impl Fn(&
     let grads = gradients(&[y.clone()], &phs, None).unwrap();
     let sess = Session::new(&g).unwrap();
     let feed = |vals: &[Vec<f64>]| -> Vec<(Output, Tensor)> {
-        phs.iter().zip(inputs).zip(vals).map(|((p, (sh, _)), v)| (p.clone(), Tensor::new(sh, v.clone()).unwrap())).collect()
+        phs.iter()
+            .zip(inputs)
+            .zip(vals)
+            .map(|((p, (sh, _)), v)| (p.clone(), Tensor::new(sh, v.clone()).unwrap()))
+            .collect()
     };
     let base: Vec<Vec<f64>> = inputs.iter().map(|(_, v)| v.clone()).collect();
     let eval = |vals: &[Vec<f64>]| -> f64 {

@@ -1,0 +1,140 @@
+//! `tensorgraph demo`: the main job end to end on real data.
+
+use crate::dataset::Dataset;
+use crate::forecaster::{Forecaster, ModelSpec};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde_json::json;
+use std::path::PathBuf;
+use tensorgraph::models::{Mlp, MlpConfig};
+use tensorgraph::train::Saver;
+use tensorgraph::{Graph, Session, Tensor};
+
+pub struct DemoArgs {
+    pub out: PathBuf,
+    pub data: Option<PathBuf>,
+    pub steps: usize,
+    pub seed: u64,
+}
+
+const HIDDEN: [usize; 2] = [16, 16];
+const TEST_ROWS: usize = 30;
+
+fn err(e: tensorgraph::Error) -> String {
+    e.to_string()
+}
+
+fn one_hot(labels: &[usize], classes: usize) -> Vec<f32> {
+    let mut v = vec![0.0; labels.len() * classes];
+    for (i, &l) in labels.iter().enumerate() {
+        v[i * classes + l] = 1.0;
+    }
+    v
+}
+
+fn argmax(row: &[f32]) -> usize {
+    row.iter().enumerate().fold(0, |b, (i, &v)| if v > row[b] { i } else { b })
+}
+
+pub fn run(args: &DemoArgs) -> Result<(), String> {
+    let data = match &args.data {
+        Some(p) => Dataset::from_csv(p)?,
+        None => Dataset::iris(),
+    };
+    let n = data.features.len();
+    if n <= TEST_ROWS + 1 {
+        return Err(format!("the data has {n} rows; the demo holds out {TEST_ROWS} for testing and needs more"));
+    }
+    let (f, c) = (data.num_features(), data.num_classes());
+    println!("data: {n} rows, {f} features, {c} classes; holding out {TEST_ROWS} rows for testing");
+
+    // deterministic shuffle and split
+    let mut idx: Vec<usize> = (0..n).collect();
+    idx.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(args.seed));
+    let (test_idx, train_idx) = idx.split_at(TEST_ROWS);
+    let pick = |ids: &[usize]| -> (Vec<Vec<f32>>, Vec<usize>) {
+        (ids.iter().map(|&i| data.features[i].clone()).collect(), ids.iter().map(|&i| data.labels[i]).collect())
+    };
+    let (train_x, train_y) = pick(train_idx);
+    let (test_x, test_y) = pick(test_idx);
+
+    // standardize with the training statistics
+    let rows = train_x.len() as f32;
+    let mean: Vec<f32> = (0..f).map(|j| train_x.iter().map(|r| r[j]).sum::<f32>() / rows).collect();
+    let std: Vec<f32> = (0..f)
+        .map(|j| (train_x.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f32>() / rows).sqrt().max(1e-6))
+        .collect();
+    let spec = ModelSpec { features: f, hidden: HIDDEN.to_vec(), classes: c, mean, std, class_names: data.class_names.clone() };
+
+    // build once, train
+    let graph = Graph::new();
+    let cfg = MlpConfig { features: f, hidden: HIDDEN.to_vec(), classes: c, learning_rate: Some(0.01), seed: Some(args.seed) };
+    let model = Mlp::build(&graph, &cfg).map_err(err)?;
+    let session = Session::new(&graph).map_err(err)?;
+    session.run_targets(&[&model.init]).map_err(err)?;
+    let xs = Tensor::new(&[train_x.len(), f], spec.standardize(&train_x).concat()).map_err(err)?;
+    let ys = Tensor::new(&[train_y.len(), c], one_hot(&train_y, c)).map_err(err)?;
+    let (x, y, loss, train) = (&model.x, model.y.as_ref().ok_or("no labels")?, model.loss.as_ref().ok_or("no loss")?, model.train.as_ref().ok_or("no train op")?);
+    let bar = ProgressBar::new(args.steps as u64);
+    bar.set_style(
+        ProgressStyle::with_template("training {bar:40} {pos}/{len} steps  loss {msg}").map_err(|e| e.to_string())?,
+    );
+    let mut last = f32::NAN;
+    for _ in 0..args.steps {
+        let out = session.run(&[(x, xs.clone()), (y, ys.clone())], &[loss], &[train]).map_err(err)?;
+        last = out[0].as_slice::<f32>().map_err(err)?[0];
+        bar.set_message(format!("{last:.4}"));
+        bar.inc(1);
+    }
+    bar.finish();
+    println!("final training loss: {last:.4}");
+
+    // test accuracy
+    let tx = Tensor::new(&[test_x.len(), f], spec.standardize(&test_x).concat()).map_err(err)?;
+    let probs = session.fetch(&[(x, tx)], &model.probs).map_err(err)?;
+    let p = probs.as_slice::<f32>().map_err(err)?;
+    let correct = test_y.iter().enumerate().filter(|(i, &l)| argmax(&p[i * c..(i + 1) * c]) == l).count();
+    let accuracy = correct as f64 / test_y.len() as f64;
+    println!("test accuracy: {accuracy:.3} ({correct}/{} held-out rows)", test_y.len());
+
+    // save a TensorFlow checkpoint (model variables and Adam slots)
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let prefix = Saver::new(&graph).and_then(|s| s.save(&session, args.out.join("model.ckpt"))).map_err(err)?;
+    std::fs::write(args.out.join("model.json"), serde_json::to_string_pretty(&spec.to_json()).map_err(|e| e.to_string())?)
+        .map_err(|e| format!("cannot write model.json: {e}"))?;
+    println!("saved checkpoint {}", prefix.display());
+
+    // restore into a fresh graph, built once; forecast twice
+    let forecaster = Forecaster::new(&args.out)?;
+    let sample: Vec<Vec<f32>> = test_x.iter().take(5).cloned().collect();
+    let first = forecaster.forecast(&sample)?;
+    let second = forecaster.forecast(&sample)?;
+    if first != second {
+        return Err("two forecasts of the same rows differ".into());
+    }
+    println!("forecast (restored model, called twice with identical results):");
+    let fp = first.as_slice::<f32>().map_err(err)?;
+    for (i, row) in sample.iter().enumerate() {
+        let pr = &fp[i * c..(i + 1) * c];
+        let k = argmax(pr);
+        let name = spec.class_names.get(k).cloned().unwrap_or_else(|| k.to_string());
+        println!("  {row:?} -> {name} (p = {:.3}; true: {})", pr[k], spec.class_names.get(test_y[i]).cloned().unwrap_or_default());
+    }
+
+    // what the interop suite checks against TensorFlow
+    let variables: Vec<_> = graph
+        .trainable_variables()
+        .iter()
+        .map(|v| json!({"name": v.name(), "dtype": v.dtype().name(), "shape": v.shape()}))
+        .collect();
+    let forecast = json!({
+        "hidden": HIDDEN, "num_features": f, "num_classes": c, "variables": variables,
+        "inputs": spec.standardize(&sample),
+        "probabilities": fp.chunks(c).map(|r| r.to_vec()).collect::<Vec<_>>(),
+        "test_accuracy": accuracy,
+    });
+    std::fs::write(args.out.join("forecast.json"), serde_json::to_string_pretty(&forecast).map_err(|e| e.to_string())?)
+        .map_err(|e| format!("cannot write forecast.json: {e}"))?;
+    Ok(())
+}

@@ -1,0 +1,6 @@
+//! Ready-made models built from tensorgraph's ops, as a user would write them: used by
+//! the `demo` command, the benchmarks and the interop suite.
+
+mod mlp;
+
+pub use mlp::{Mlp, MlpConfig};
