@@ -53,14 +53,13 @@ impl Plan {
         // which ops are needed: walk back from fetches and targets, not through fed edges
         let mut needed = vec![false; nodes.len()];
         let mut order = Vec::new();
-        let mut stack: Vec<(usize, bool)> = Vec::new();
-        for &(op, idx) in fetches {
+        // the stack pops last-pushed first: push targets, then fetches in reverse, so that
+        // fetched values are computed first (as early as their inputs allow)
+        let mut stack: Vec<(usize, bool)> = targets.iter().rev().map(|&t| (t, false)).collect();
+        for &(op, idx) in fetches.iter().rev() {
             if !fed.contains_key(&(op, idx)) {
                 stack.push((op, false));
             }
-        }
-        for &t in targets {
-            stack.push((t, false));
         }
         // iterative post-order DFS
         let mut visiting = vec![false; nodes.len()];

@@ -62,3 +62,46 @@ pub fn check_gradients(inputs: &[(Vec<usize>, Vec<f64>)], tol: f64, f: impl Fn(&
         }
     }
 }
+
+/// The TensorFlow 2.21 fixtures: `$TENSORGRAPH_FIXTURES`, else `shared/` inside or beside the crate.
+pub fn fixtures() -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    [
+        std::env::var_os("TENSORGRAPH_FIXTURES").map(std::path::PathBuf::from),
+        Some(root.join("shared/fixtures/tf-2.21")),
+        Some(root.join("../shared/fixtures/tf-2.21")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| p.join("seed004").is_dir())
+    .expect("TF 2.21 fixtures not found: set TENSORGRAPH_FIXTURES or put shared/ next to the crate")
+}
+
+/// A fixture's manifest.json.
+pub fn manifest(fixture: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(fixtures().join(fixture).join("manifest.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Flattens nested JSON arrays of numbers.
+pub fn flat_f64(v: &serde_json::Value) -> Vec<f64> {
+    match v {
+        serde_json::Value::Array(a) => a.iter().flat_map(flat_f64).collect(),
+        x => vec![x.as_f64().expect("a number")],
+    }
+}
+
+/// A manifest tensor `{dtype: float32, shape, values}` as a float32 Tensor.
+pub fn f32_tensor(v: &serde_json::Value) -> Tensor {
+    assert_eq!(v["dtype"], "float32");
+    let shape: Vec<usize> = v["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap() as usize).collect();
+    Tensor::new(&shape, flat_f64(&v["values"]).iter().map(|&x| x as f32).collect()).unwrap()
+}
+
+/// Asserts `got` is within TensorFlow's float32 tolerance (rtol 1e-5, atol 1e-6) of `want`.
+pub fn assert_close(what: &str, got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!((g - w).abs() <= 1e-6 + 1e-5 * w.abs(), "{what}[{i}]: got {g}, TensorFlow {w}");
+    }
+}
