@@ -134,7 +134,9 @@ impl Initializer {
             Initializer::RandomUniform { minval, maxval, seed } => {
                 ops::random_uniform(s, dims, *minval, *maxval, dtype, *seed)
             }
-            Initializer::RandomNormal { mean, stddev, seed } => ops::random_normal(s, dims, *mean, *stddev, dtype, *seed),
+            Initializer::RandomNormal { mean, stddev, seed } => {
+                ops::random_normal(s, dims, *mean, *stddev, dtype, *seed)
+            }
             Initializer::TruncatedNormal { mean, stddev, seed } => {
                 ops::truncated_normal(s, dims, *mean, *stddev, dtype, *seed)
             }

@@ -9,13 +9,13 @@ pub mod io;
 pub mod models;
 pub mod ops;
 pub mod session;
-pub mod train;
 pub mod tensor;
+pub mod train;
 
 pub use error::{Code, Error, Result};
-pub use tensor::{DType, Shape, Tensor};
 pub use graph::{Graph, Operation, Output, Reuse, Scope, Variable};
 pub use session::Session;
+pub use tensor::{DType, Shape, Tensor};
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

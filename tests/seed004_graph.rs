@@ -23,10 +23,20 @@ fn names_follow_tensorflow() {
     assert_eq!(
         names,
         [
-            "Const:Const", "v1:VariableV2", "v1/Assign:Assign", "v1/read:Identity",
-            "Const_1:Const", "v2:VariableV2", "v2/Assign:Assign", "v2/read:Identity",
-            "Const_2:Const", "v3:VariableV2", "v3/Assign:Assign", "v3/read:Identity",
-            "add:AddV2", "add_1:AddV2",
+            "Const:Const",
+            "v1:VariableV2",
+            "v1/Assign:Assign",
+            "v1/read:Identity",
+            "Const_1:Const",
+            "v2:VariableV2",
+            "v2/Assign:Assign",
+            "v2/read:Identity",
+            "Const_2:Const",
+            "v3:VariableV2",
+            "v3/Assign:Assign",
+            "v3/read:Identity",
+            "add:AddV2",
+            "add_1:AddV2",
         ]
     );
     assert_eq!(vars[0].name(), "v1");

@@ -77,10 +77,14 @@ fn reuse_modes() {
     let auto = root.variable_scope("vs", Reuse::Auto, |s| s.get_variable("w", [2], DType::Float, None)).unwrap();
     assert_eq!(auto, w);
     let nested = root
-        .variable_scope("outer", Reuse::No, |s| s.variable_scope("inner", Reuse::No, |s| s.get_variable("w", [1], DType::Float, None)))
+        .variable_scope("outer", Reuse::No, |s| {
+            s.variable_scope("inner", Reuse::No, |s| s.get_variable("w", [1], DType::Float, None))
+        })
         .unwrap();
     let inherited = root
-        .variable_scope("outer", Reuse::Yes, |s| s.variable_scope("inner", Reuse::Inherit, |s| s.get_variable("w", [1], DType::Float, None)))
+        .variable_scope("outer", Reuse::Yes, |s| {
+            s.variable_scope("inner", Reuse::Inherit, |s| s.get_variable("w", [1], DType::Float, None))
+        })
         .unwrap();
     assert_eq!(nested.name(), "outer/inner/w");
     assert_eq!(inherited, nested);
@@ -141,7 +145,22 @@ fn names_match_the_scopes_fixture() {
         ops::identity(&root, &c0).unwrap().name(),
         ops::identity(&root, &c0).unwrap().name(),
     ];
-    assert_eq!(names, ["c:0", "c_1:0", "c_2:0", "c_1_1:0", "Const:0", "Const_1:0", "add:0", "add_1:0", "Add_2:0", "Identity:0", "Identity_1:0"]);
+    assert_eq!(
+        names,
+        [
+            "c:0",
+            "c_1:0",
+            "c_2:0",
+            "c_1_1:0",
+            "Const:0",
+            "Const_1:0",
+            "add:0",
+            "add_1:0",
+            "Add_2:0",
+            "Identity:0",
+            "Identity_1:0"
+        ]
+    );
     let ns = root.name_scope("ns");
     assert_eq!(ops::add(&ns, &c0, &c0).unwrap().name(), "ns/add:0");
     assert_eq!(c(&ns, Some("k"), 0.0).name(), "ns/k:0");
@@ -158,8 +177,7 @@ fn names_match_the_scopes_fixture() {
     let nsin = vs.name_scope("nsin");
     assert_eq!(nsin.get_variable("w_ns", [1], DType::Float, None).unwrap().name(), "vs/w_ns");
     assert_eq!(nsin.variable_from_value("tv_ns", Tensor::scalar(1.0f32)).unwrap().name(), "vs/nsin/tv_ns");
-    let ops_of_w: Vec<String> =
-        g.operations().iter().map(|o| o.name()).filter(|n| n.starts_with("vs/w/")).collect();
+    let ops_of_w: Vec<String> = g.operations().iter().map(|o| o.name()).filter(|n| n.starts_with("vs/w/")).collect();
     assert_eq!(
         ops_of_w,
         [

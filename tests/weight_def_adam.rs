@@ -26,8 +26,14 @@ fn build(m: &Value, optimizer: Option<&dyn Optimizer>) -> Model {
     let iv = &m["initial_values"];
     let logits = root
         .variable_scope("weight_def", Reuse::No, |s| {
-            let w = s.get_variable("weights", [4, 3], DType::Float, Initializer::Value(f32_tensor(&iv["weight_def/weights"])))?;
-            let b = s.get_variable("biases", [3], DType::Float, Initializer::Value(f32_tensor(&iv["weight_def/biases"])))?;
+            let w = s.get_variable(
+                "weights",
+                [4, 3],
+                DType::Float,
+                Initializer::Value(f32_tensor(&iv["weight_def/weights"])),
+            )?;
+            let b =
+                s.get_variable("biases", [3], DType::Float, Initializer::Value(f32_tensor(&iv["weight_def/biases"])))?;
             let mm = ops::matmul(s, &x, &w)?;
             ops::add(&root.named("logits"), &mm, &b)
         })
@@ -62,12 +68,25 @@ fn adam_matches_tensorflow_step_by_step() {
     let adam = AdamOptimizer::new(0.01);
     let model = build(&m, Some(&adam));
     let names: Vec<String> = model.graph.global_variables().iter().map(|v| v.name()).collect();
-    let want: Vec<String> = m["global_variables"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+    let want: Vec<String> =
+        m["global_variables"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
     assert_eq!(names, want, "variables and slots in TensorFlow's order");
-    for op in ["train/update_weight_def/weights/ApplyAdam", "train/mul", "train/Assign", "train/mul_1", "train/Assign_1", "train", "weight_def/weights/Adam_1/Initializer/zeros", "beta1_power/initial_value"] {
+    for op in [
+        "train/update_weight_def/weights/ApplyAdam",
+        "train/mul",
+        "train/Assign",
+        "train/mul_1",
+        "train/Assign_1",
+        "train",
+        "weight_def/weights/Adam_1/Initializer/zeros",
+        "beta1_power/initial_value",
+    ] {
         model.graph.operation_by_name(op).unwrap_or_else(|e| panic!("{op}: {e}"));
     }
-    assert_eq!(model.graph.operation_by_name("train/update_weight_def/weights/ApplyAdam").unwrap().op_type(), "ApplyAdam");
+    assert_eq!(
+        model.graph.operation_by_name("train/update_weight_def/weights/ApplyAdam").unwrap().op_type(),
+        "ApplyAdam"
+    );
     let sess = Session::new(&model.graph).unwrap();
     sess.run_targets(&[&model.graph.scope().global_variables_initializer().unwrap()]).unwrap();
     train_and_compare(&model, &sess, &m, &m["training"]["losses_per_step"]);
@@ -149,9 +168,13 @@ fn restore_reports_shape_mismatches_and_unknown_names_together() {
     })
     .unwrap();
     let sess = Session::new(&graph).unwrap();
-    let err = Saver::new(&graph).unwrap().restore(&sess, fixtures().join("weight_def_adam/model_only.ckpt")).unwrap_err();
+    let err =
+        Saver::new(&graph).unwrap().restore(&sess, fixtures().join("weight_def_adam/model_only.ckpt")).unwrap_err();
     assert!(err.message.contains("1 variable(s) not found in checkpoint: weight_def/extra"), "{err}");
-    assert!(err.message.contains("weight_def/weights: checkpoint has float32 [4, 3], graph has float32 [3, 3]"), "{err}");
+    assert!(
+        err.message.contains("weight_def/weights: checkpoint has float32 [4, 3], graph has float32 [3, 3]"),
+        "{err}"
+    );
     assert!(err.message.contains("The checkpoint has 1 name(s) the graph does not: weight_def/biases"), "{err}");
     let missing = Saver::new(&graph).unwrap().restore(&sess, "/nonexistent/model.ckpt").unwrap_err();
     assert_eq!(missing.code, Code::NotFound);

@@ -61,11 +61,7 @@ impl Default for Graph {
 impl Graph {
     /// A new, empty graph.
     pub fn new() -> Graph {
-        Graph {
-            inner: Arc::new(GraphInner {
-                data: RwLock::new(GraphData::default()),
-            }),
-        }
+        Graph { inner: Arc::new(GraphInner { data: RwLock::new(GraphData::default()) }) }
     }
 
     /// The root scope: no name prefix, no variable scope, no control dependencies.

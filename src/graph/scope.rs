@@ -245,7 +245,13 @@ impl OpBuilder<'_> {
             name: name.clone(),
             op_type: self.op_type.clone(),
             inputs: self.inputs.iter().map(|o| (o.op, o.index)).collect(),
-            control_inputs: self.scope.control_deps.iter().copied().chain(self.control_inputs.iter().map(|c| c.id)).collect(),
+            control_inputs: self
+                .scope
+                .control_deps
+                .iter()
+                .copied()
+                .chain(self.control_inputs.iter().map(|c| c.id))
+                .collect(),
             attrs: self.attrs,
             outputs: Vec::new(),
             device: self.scope.device.clone(),

@@ -148,7 +148,9 @@ impl Scope {
     /// `tf.Variable(value, name=name)` from a tensor value: the initial value is a `Const`
     /// named `<name>/initial_value`.
     pub fn variable_from_value(&self, name: &str, value: Tensor) -> Result<Variable> {
-        self.variable_with(name, VariableOptions::default(), |vs| crate::ops::constant(&vs.named("initial_value"), value))
+        self.variable_with(name, VariableOptions::default(), |vs| {
+            crate::ops::constant(&vs.named("initial_value"), value)
+        })
     }
 
     /// As [`Scope::variable`], with options, the initial value built by `make_initial`
@@ -297,9 +299,7 @@ impl Graph {
     /// Registers an existing variable in the variable store under its name, so that
     /// `get_variable` finds it (used for variables that arrive with an imported meta graph).
     pub fn register_variable(&self, v: &Variable, origin: &str) {
-        self.write()
-            .var_store
-            .insert(v.name(), StoredVariable { record: v.record(), created_at: origin.to_string() });
+        self.write().var_store.insert(v.name(), StoredVariable { record: v.record(), created_at: origin.to_string() });
     }
 }
 

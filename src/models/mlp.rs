@@ -8,8 +8,8 @@ use crate::error::Result;
 use crate::graph::{Graph, Operation, Output, Reuse};
 use crate::init;
 use crate::ops;
-use crate::train::{AdamOptimizer, Optimizer};
 use crate::tensor::DType;
+use crate::train::{AdamOptimizer, Optimizer};
 
 /// The shape and training settings of an [`Mlp`].
 #[derive(Debug, Clone)]
@@ -55,10 +55,12 @@ impl Mlp {
         let mut width = cfg.features;
         let n = cfg.hidden.len();
         for i in 0..=n {
-            let (name, units) = if i < n { (format!("layer{}", i + 1), cfg.hidden[i]) } else { ("output".into(), cfg.classes) };
+            let (name, units) =
+                if i < n { (format!("layer{}", i + 1), cfg.hidden[i]) } else { ("output".into(), cfg.classes) };
             let seed = cfg.seed.map(|s| s + i as u64);
             h = root.variable_scope(&name, Reuse::No, |s| {
-                let w = s.get_variable("weights", [width, units], DType::Float, init::Initializer::GlorotUniform { seed })?;
+                let w =
+                    s.get_variable("weights", [width, units], DType::Float, init::Initializer::GlorotUniform { seed })?;
                 let b = s.get_variable("biases", [units], DType::Float, init::zeros())?;
                 let z = ops::add(s, &ops::matmul(s, &h, &w)?, &b)?;
                 if i < n {

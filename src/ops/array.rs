@@ -312,7 +312,12 @@ impl OpDef for Fill {
 
 /// `tf.fill(dims, value)`.
 pub fn fill(s: &Scope, dims: &Output, value: &Output) -> Result<Output> {
-    s.op("Fill", "Fill").input(dims).input(value).attr("T", value.dtype()).attr("index_type", dims.dtype()).build_output()
+    s.op("Fill", "Fill")
+        .input(dims)
+        .input(value)
+        .attr("T", value.dtype())
+        .attr("index_type", dims.dtype())
+        .build_output()
 }
 
 macro_rules! like_op {

@@ -105,7 +105,14 @@ fn raw(s: &Scope, op_type: &str, shape: &Output, dtype: DType, seed: Option<u64>
 /// `tf.random_uniform(dims, minval, maxval, dtype, seed)`: ops under `random_uniform/`
 /// (`shape`, `min`, `max`, `RandomUniform`, `sub`, `mul`), the result named `random_uniform`.
 /// Values in `[minval, maxval)`; dtype float32 or float64.
-pub fn random_uniform(s: &Scope, dims: &[usize], minval: f64, maxval: f64, dtype: DType, seed: Option<u64>) -> Result<Output> {
+pub fn random_uniform(
+    s: &Scope,
+    dims: &[usize],
+    minval: f64,
+    maxval: f64,
+    dtype: DType,
+    seed: Option<u64>,
+) -> Result<Output> {
     let sc = s.name_scope("random_uniform");
     let shape = shape_const(&sc, dims)?;
     let min = constant(&sc.named("min"), Tensor::from_f64(dtype, &[], &[minval])?)?;
@@ -117,13 +124,27 @@ pub fn random_uniform(s: &Scope, dims: &[usize], minval: f64, maxval: f64, dtype
 }
 
 /// `tf.random_normal(dims, mean, stddev, dtype, seed)`: ops under `random_normal/`.
-pub fn random_normal(s: &Scope, dims: &[usize], mean: f64, stddev: f64, dtype: DType, seed: Option<u64>) -> Result<Output> {
+pub fn random_normal(
+    s: &Scope,
+    dims: &[usize],
+    mean: f64,
+    stddev: f64,
+    dtype: DType,
+    seed: Option<u64>,
+) -> Result<Output> {
     scaled(s, "random_normal", "RandomStandardNormal", dims, mean, stddev, dtype, seed)
 }
 
 /// `tf.truncated_normal(dims, mean, stddev, dtype, seed)`: normal values beyond two
 /// standard deviations are redrawn; ops under `truncated_normal/`.
-pub fn truncated_normal(s: &Scope, dims: &[usize], mean: f64, stddev: f64, dtype: DType, seed: Option<u64>) -> Result<Output> {
+pub fn truncated_normal(
+    s: &Scope,
+    dims: &[usize],
+    mean: f64,
+    stddev: f64,
+    dtype: DType,
+    seed: Option<u64>,
+) -> Result<Output> {
     scaled(s, "truncated_normal", "TruncatedNormal", dims, mean, stddev, dtype, seed)
 }
 

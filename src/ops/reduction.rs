@@ -62,7 +62,7 @@ impl OpDef for Reduce {
                 if x.num_elements() == 0 && !axes.is_empty() {
                     return Err(Error::invalid_argument("Max of an empty tensor"));
                 }
-                reduce::<T>(x, &axes, keep, T::MIN, |a, b| if b > a || b != b { b } else { a })?
+                reduce::<T>(x, &axes, keep, T::MIN, |a, b| if b > a || b.partial_cmp(&b).is_none() { b } else { a })?
             }
             Kind::Mean => {
                 let s = reduce::<T>(x, &axes, keep, T::ZERO, |a, b| a + b)?;
@@ -118,7 +118,8 @@ impl OpDef for Reduce {
                 let y_kept = if keep { y.clone() } else { super::array::reshape_to(&s.named("Reshape_1"), y, &kept)? };
                 let eq = super::math::equal(s, x, &y_kept)?;
                 let ind = cast(s, &eq, x.dtype())?;
-                let sel = super::math::reduce_sum(s, &ind, Some(&axes.iter().map(|&a| a as i32).collect::<Vec<_>>()), true)?;
+                let sel =
+                    super::math::reduce_sum(s, &ind, Some(&axes.iter().map(|&a| a as i32).collect::<Vec<_>>()), true)?;
                 mul(s, &div(s, &ind, &sel)?, &tiled)?
             }
         };
@@ -188,4 +189,3 @@ pub fn argmax(s: &Scope, x: &Output, axis: i32) -> Result<Output> {
         .attr("output_type", DType::Int64)
         .build_output()
 }
-

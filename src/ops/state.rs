@@ -133,10 +133,20 @@ pub fn assign(s: &Scope, reference: &Output, value: &Output) -> Result<Output> {
 
 /// `tf.assign_add(ref, delta)`.
 pub fn assign_add(s: &Scope, reference: &Output, delta: &Output) -> Result<Output> {
-    s.op("AssignAdd", "AssignAdd").input(reference).input(delta).attr("T", reference.dtype()).attr("use_locking", false).build_output()
+    s.op("AssignAdd", "AssignAdd")
+        .input(reference)
+        .input(delta)
+        .attr("T", reference.dtype())
+        .attr("use_locking", false)
+        .build_output()
 }
 
 /// `tf.assign_sub(ref, delta)`.
 pub fn assign_sub(s: &Scope, reference: &Output, delta: &Output) -> Result<Output> {
-    s.op("AssignSub", "AssignSub").input(reference).input(delta).attr("T", reference.dtype()).attr("use_locking", false).build_output()
+    s.op("AssignSub", "AssignSub")
+        .input(reference)
+        .input(delta)
+        .attr("T", reference.dtype())
+        .attr("use_locking", false)
+        .build_output()
 }

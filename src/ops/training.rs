@@ -37,13 +37,11 @@ fn scalar<T: Float>(ctx: &KernelCtx, i: usize) -> Result<T> {
     Ok(t.as_slice::<T>()?[0])
 }
 
+/// An in-place update of variable buffers from a gradient.
+type UpdateFn<'a, T> = &'a dyn Fn(&mut [&mut [T]], &[T]);
+
 /// Runs `f` on the ref inputs `refs` (in-place) with the gradient input; stores them back.
-fn update_refs<T: Float>(
-    ctx: &KernelCtx,
-    refs: &[usize],
-    grad: usize,
-    f: &dyn Fn(&mut [&mut [T]], &[T]),
-) -> Result<Vec<Tensor>> {
+fn update_refs<T: Float>(ctx: &KernelCtx, refs: &[usize], grad: usize, f: UpdateFn<T>) -> Result<Vec<Tensor>> {
     let g = ctx.input(grad);
     let slots: Vec<(&VarSlot, &str)> = refs.iter().map(|&i| ctx.var(i)).collect::<Result<_>>()?;
     // lock the variable buffers in input order for the whole update (TensorFlow's use_locking)
@@ -102,7 +100,7 @@ impl OpDef for ApplyGradientDescent {
             let alpha: T = scalar(ctx, 1)?;
             update_refs::<T>(ctx, &[0], 2, &|v, g| {
                 for (x, &d) in v[0].iter_mut().zip(g) {
-                    *x = *x - alpha * d;
+                    *x -= alpha * d;
                 }
             })
         })
@@ -175,7 +173,7 @@ impl OpDef for ApplyAdam {
                     *m = *m + (d - *m) * (one - b1);
                     *v = *v + (d * d - *v) * (one - b2);
                     let step = if nesterov { (*m * b1 + d * (one - b1)) * lr_t } else { *m * lr_t };
-                    *x = *x - step / (v.sqrt() + eps);
+                    *x -= step / (v.sqrt() + eps);
                 }
             })
         })

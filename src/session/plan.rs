@@ -76,10 +76,7 @@ impl Plan {
                 continue;
             }
             if visiting[id] {
-                return Err(Error::invalid_argument(format!(
-                    "the graph has a cycle through op '{}'",
-                    nodes[id].name
-                )));
+                return Err(Error::invalid_argument(format!("the graph has a cycle through op '{}'", nodes[id].name)));
             }
             visiting[id] = true;
             stack.push((id, true));

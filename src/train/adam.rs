@@ -38,7 +38,12 @@ impl Optimizer for AdamOptimizer {
     fn name(&self) -> &'static str {
         "Adam"
     }
-    fn apply_gradients(&self, gv: &[(Output, Variable)], step: Option<&Variable>, name: Option<&str>) -> Result<Operation> {
+    fn apply_gradients(
+        &self,
+        gv: &[(Output, Variable)],
+        step: Option<&Variable>,
+        name: Option<&str>,
+    ) -> Result<Operation> {
         let Some((_, first)) = gv.first() else {
             return Err(crate::Error::invalid_argument("apply_gradients got no (gradient, variable) pairs"));
         };

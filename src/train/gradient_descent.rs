@@ -22,7 +22,12 @@ impl Optimizer for GradientDescentOptimizer {
     fn name(&self) -> &'static str {
         "GradientDescent"
     }
-    fn apply_gradients(&self, gv: &[(Output, Variable)], step: Option<&Variable>, name: Option<&str>) -> Result<Operation> {
+    fn apply_gradients(
+        &self,
+        gv: &[(Output, Variable)],
+        step: Option<&Variable>,
+        name: Option<&str>,
+    ) -> Result<Operation> {
         apply_with(
             self.name(),
             gv,

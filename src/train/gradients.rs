@@ -63,7 +63,8 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
             Some(g) => g.clone(),
             None => {
                 let shape = ops::shape(&root, y)?;
-                let one = ops::constant(&root.named(&format!("grad_ys_{i}")), Tensor::from_f64(y.dtype(), &[], &[1.0])?)?;
+                let one =
+                    ops::constant(&root.named(&format!("grad_ys_{i}")), Tensor::from_f64(y.dtype(), &[], &[1.0])?)?;
                 ops::fill(&root, &shape, &one)?
             }
         };
@@ -102,11 +103,16 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
         let ctx = GradCtx {
             scope: &scope,
             node: &node,
-            inputs: node.inputs.iter().map(|&(src, idx)| Output { graph: graph.clone(), op: src, index: idx }).collect(),
+            inputs: node
+                .inputs
+                .iter()
+                .map(|&(src, idx)| Output { graph: graph.clone(), op: src, index: idx })
+                .collect(),
             outputs: (0..n_out).map(|i| op.output(i)).collect::<Result<_>>()?,
             grads,
         };
-        let in_grads = def.gradient(&ctx).map_err(|e| e.context(format!("gradient of '{}' ({})", node.name, node.op_type)))?;
+        let in_grads =
+            def.gradient(&ctx).map_err(|e| e.context(format!("gradient of '{}' ({})", node.name, node.op_type)))?;
         for (&(src, idx), g) in node.inputs.iter().zip(in_grads) {
             if let Some(g) = g {
                 if between[src] || x_keys.contains(&(src, idx)) {

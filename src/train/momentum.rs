@@ -27,7 +27,12 @@ impl Optimizer for MomentumOptimizer {
     fn name(&self) -> &'static str {
         "Momentum"
     }
-    fn apply_gradients(&self, gv: &[(Output, Variable)], step: Option<&Variable>, name: Option<&str>) -> Result<Operation> {
+    fn apply_gradients(
+        &self,
+        gv: &[(Output, Variable)],
+        step: Option<&Variable>,
+        name: Option<&str>,
+    ) -> Result<Operation> {
         let slots = gv.iter().map(|(_, v)| zeros_slot(v, "Momentum")).collect::<Result<Vec<_>>>()?;
         let slot_of = |v: &Variable| slots[gv.iter().position(|(_, x)| x == v).unwrap_or(0)].clone();
         apply_with(
@@ -35,7 +40,9 @@ impl Optimizer for MomentumOptimizer {
             gv,
             step,
             name,
-            |s, dt| Ok(vec![hyper(s, "learning_rate", self.learning_rate, dt)?, hyper(s, "momentum", self.momentum, dt)?]),
+            |s, dt| {
+                Ok(vec![hyper(s, "learning_rate", self.learning_rate, dt)?, hyper(s, "momentum", self.momentum, dt)?])
+            },
             |s, h, grad, var| {
                 s.op("ApplyMomentum", "ApplyMomentum")
                     .input(&var.reference())

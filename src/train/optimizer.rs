@@ -50,7 +50,7 @@ pub trait Optimizer {
             return Err(Error::invalid_argument("No variables to optimize: the graph has no trainable variables"));
         }
         let xs: Vec<Output> = vars.iter().map(|v| v.value().clone()).collect();
-        let grads = gradients(&[loss.clone()], &xs, None)?;
+        let grads = gradients(std::slice::from_ref(loss), &xs, None)?;
         let pairs: Vec<(Output, Variable)> =
             grads.into_iter().zip(vars.iter()).filter_map(|(g, v)| g.map(|g| (g, v.clone()))).collect();
         if pairs.is_empty() {

@@ -44,7 +44,10 @@ impl Saver {
         let mut map = BTreeMap::new();
         for v in vars {
             if map.insert(v.name(), v.clone()).is_some() {
-                return Err(Error::invalid_argument(format!("At least two variables have the same name: {}", v.name())));
+                return Err(Error::invalid_argument(format!(
+                    "At least two variables have the same name: {}",
+                    v.name()
+                )));
             }
         }
         Ok(Saver { vars: map, max_to_keep: 5 })
@@ -183,11 +186,7 @@ impl Saver {
 fn restore_error(prefix: &Path, missing: &[String], mismatched: &[String], unexpected: &[&String]) -> Error {
     let mut msg = format!("Restoring from checkpoint {} failed.", prefix.display());
     if !missing.is_empty() {
-        msg.push_str(&format!(
-            "\n{} variable(s) not found in checkpoint: {}",
-            missing.len(),
-            missing.join(", ")
-        ));
+        msg.push_str(&format!("\n{} variable(s) not found in checkpoint: {}", missing.len(), missing.join(", ")));
     }
     if !mismatched.is_empty() {
         msg.push_str(&format!("\n{} dtype/shape mismatch(es):\n  {}", mismatched.len(), mismatched.join("\n  ")));

@@ -31,7 +31,8 @@ impl Dataset {
     }
 
     fn parse(bytes: &[u8], file: &str) -> Result<Dataset, String> {
-        let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).trim(csv::Trim::All).from_reader(bytes);
+        let mut reader =
+            csv::ReaderBuilder::new().has_headers(false).flexible(true).trim(csv::Trim::All).from_reader(bytes);
         let mut features = Vec::new();
         let mut raw_labels = Vec::new();
         let mut width = None;
@@ -43,7 +44,9 @@ impl Dataset {
             }
             let n = rec.len();
             if n < 2 {
-                return Err(format!("{file}, line {line}: expected at least one feature column and a class column, got {n} column(s)"));
+                return Err(format!(
+                    "{file}, line {line}: expected at least one feature column and a class column, got {n} column(s)"
+                ));
             }
             let parsed: Result<Vec<f32>, usize> =
                 rec.iter().take(n - 1).enumerate().map(|(c, f)| f.parse::<f32>().map_err(|_| c)).collect();
@@ -84,7 +87,9 @@ impl Dataset {
         });
         names.dedup();
         if names.len() < 2 {
-            return Err(format!("{file}: the class column (last) has only one value; a classifier needs at least two classes"));
+            return Err(format!(
+                "{file}: the class column (last) has only one value; a classifier needs at least two classes"
+            ));
         }
         let labels = raw_labels.iter().map(|l| names.iter().position(|n| n == l).unwrap_or(0)).collect();
         Ok(Dataset { features, labels, class_names: names })

@@ -65,17 +65,35 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
     let std: Vec<f32> = (0..f)
         .map(|j| (train_x.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f32>() / rows).sqrt().max(1e-6))
         .collect();
-    let spec = ModelSpec { features: f, hidden: HIDDEN.to_vec(), classes: c, mean, std, class_names: data.class_names.clone() };
+    let spec = ModelSpec {
+        features: f,
+        hidden: HIDDEN.to_vec(),
+        classes: c,
+        mean,
+        std,
+        class_names: data.class_names.clone(),
+    };
 
     // build once, train
     let graph = Graph::new();
-    let cfg = MlpConfig { features: f, hidden: HIDDEN.to_vec(), classes: c, learning_rate: Some(0.01), seed: Some(args.seed) };
+    let cfg = MlpConfig {
+        features: f,
+        hidden: HIDDEN.to_vec(),
+        classes: c,
+        learning_rate: Some(0.01),
+        seed: Some(args.seed),
+    };
     let model = Mlp::build(&graph, &cfg).map_err(err)?;
     let session = Session::new(&graph).map_err(err)?;
     session.run_targets(&[&model.init]).map_err(err)?;
     let xs = Tensor::new(&[train_x.len(), f], spec.standardize(&train_x).concat()).map_err(err)?;
     let ys = Tensor::new(&[train_y.len(), c], one_hot(&train_y, c)).map_err(err)?;
-    let (x, y, loss, train) = (&model.x, model.y.as_ref().ok_or("no labels")?, model.loss.as_ref().ok_or("no loss")?, model.train.as_ref().ok_or("no train op")?);
+    let (x, y, loss, train) = (
+        &model.x,
+        model.y.as_ref().ok_or("no labels")?,
+        model.loss.as_ref().ok_or("no loss")?,
+        model.train.as_ref().ok_or("no train op")?,
+    );
     let bar = ProgressBar::new(args.steps as u64);
     bar.set_style(
         ProgressStyle::with_template("training {bar:40} {pos}/{len} steps  loss {msg}").map_err(|e| e.to_string())?,
@@ -101,8 +119,11 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
     // save a TensorFlow checkpoint (model variables and Adam slots)
     std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let prefix = Saver::new(&graph).and_then(|s| s.save(&session, args.out.join("model.ckpt"))).map_err(err)?;
-    std::fs::write(args.out.join("model.json"), serde_json::to_string_pretty(&spec.to_json()).map_err(|e| e.to_string())?)
-        .map_err(|e| format!("cannot write model.json: {e}"))?;
+    std::fs::write(
+        args.out.join("model.json"),
+        serde_json::to_string_pretty(&spec.to_json()).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| format!("cannot write model.json: {e}"))?;
     println!("saved checkpoint {}", prefix.display());
 
     // restore into a fresh graph, built once; forecast twice
@@ -119,7 +140,11 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
         let pr = &fp[i * c..(i + 1) * c];
         let k = argmax(pr);
         let name = spec.class_names.get(k).cloned().unwrap_or_else(|| k.to_string());
-        println!("  {row:?} -> {name} (p = {:.3}; true: {})", pr[k], spec.class_names.get(test_y[i]).cloned().unwrap_or_default());
+        println!(
+            "  {row:?} -> {name} (p = {:.3}; true: {})",
+            pr[k],
+            spec.class_names.get(test_y[i]).cloned().unwrap_or_default()
+        );
     }
 
     // what the interop suite checks against TensorFlow

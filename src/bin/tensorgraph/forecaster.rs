@@ -26,15 +26,27 @@ impl ModelSpec {
     pub fn from_json(v: &Value) -> Result<ModelSpec, String> {
         let usz = |k: &str| v[k].as_u64().map(|x| x as usize).ok_or(format!("model.json: '{k}' missing"));
         let floats = |k: &str| -> Result<Vec<f32>, String> {
-            v[k].as_array().ok_or(format!("model.json: '{k}' missing"))?.iter().map(|x| x.as_f64().map(|f| f as f32).ok_or(format!("model.json: '{k}' holds a non-number"))).collect()
+            v[k].as_array()
+                .ok_or(format!("model.json: '{k}' missing"))?
+                .iter()
+                .map(|x| x.as_f64().map(|f| f as f32).ok_or(format!("model.json: '{k}' holds a non-number")))
+                .collect()
         };
         Ok(ModelSpec {
             features: usz("features")?,
-            hidden: v["hidden"].as_array().ok_or("model.json: 'hidden' missing")?.iter().filter_map(|x| x.as_u64().map(|x| x as usize)).collect(),
+            hidden: v["hidden"]
+                .as_array()
+                .ok_or("model.json: 'hidden' missing")?
+                .iter()
+                .filter_map(|x| x.as_u64().map(|x| x as usize))
+                .collect(),
             classes: usz("classes")?,
             mean: floats("mean")?,
             std: floats("std")?,
-            class_names: v["class_names"].as_array().map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect()).unwrap_or_default(),
+            class_names: v["class_names"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+                .unwrap_or_default(),
         })
     }
 
@@ -55,10 +67,18 @@ impl Forecaster {
     /// Builds the inference graph once and restores the latest checkpoint of `dir`.
     pub fn new(dir: &Path) -> Result<Forecaster, String> {
         let spec_path = dir.join("model.json");
-        let text = std::fs::read_to_string(&spec_path).map_err(|e| format!("cannot read {}: {e}", spec_path.display()))?;
-        let spec = ModelSpec::from_json(&serde_json::from_str(&text).map_err(|e| format!("{}: {e}", spec_path.display()))?)?;
+        let text =
+            std::fs::read_to_string(&spec_path).map_err(|e| format!("cannot read {}: {e}", spec_path.display()))?;
+        let spec =
+            ModelSpec::from_json(&serde_json::from_str(&text).map_err(|e| format!("{}: {e}", spec_path.display()))?)?;
         let graph = Graph::new();
-        let cfg = MlpConfig { features: spec.features, hidden: spec.hidden.clone(), classes: spec.classes, learning_rate: None, seed: None };
+        let cfg = MlpConfig {
+            features: spec.features,
+            hidden: spec.hidden.clone(),
+            classes: spec.classes,
+            learning_rate: None,
+            seed: None,
+        };
         let model = Mlp::build(&graph, &cfg).map_err(|e| e.to_string())?;
         let session = Session::new(&graph).map_err(|e| e.to_string())?;
         let prefix = tensorgraph::io::checkpoint::latest_checkpoint(dir)

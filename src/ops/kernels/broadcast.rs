@@ -16,11 +16,7 @@ pub fn broadcast_shape(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
         } else if da == 1 {
             db
         } else {
-            return Err(Error::invalid_argument(format!(
-                "Incompatible shapes: {} vs. {}",
-                fmt_dims(a),
-                fmt_dims(b)
-            )));
+            return Err(Error::invalid_argument(format!("Incompatible shapes: {} vs. {}", fmt_dims(a), fmt_dims(b))));
         };
     }
     Ok(out)

@@ -36,7 +36,20 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
                 // SAFETY: the slices hold m*k, k*n and m*n elements laid out with these strides.
                 unsafe {
                     matrixmultiply::sgemm(
-                        m, k, n, 1.0, x.as_ptr(), rsa, csa, y.as_ptr(), rsb, csb, 0.0, c.as_mut_ptr(), n as isize, 1,
+                        m,
+                        k,
+                        n,
+                        1.0,
+                        x.as_ptr(),
+                        rsa,
+                        csa,
+                        y.as_ptr(),
+                        rsb,
+                        csb,
+                        0.0,
+                        c.as_mut_ptr(),
+                        n as isize,
+                        1,
                     )
                 };
             }
@@ -49,7 +62,20 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
                 // SAFETY: as above.
                 unsafe {
                     matrixmultiply::dgemm(
-                        m, k, n, 1.0, x.as_ptr(), rsa, csa, y.as_ptr(), rsb, csb, 0.0, c.as_mut_ptr(), n as isize, 1,
+                        m,
+                        k,
+                        n,
+                        1.0,
+                        x.as_ptr(),
+                        rsa,
+                        csa,
+                        y.as_ptr(),
+                        rsb,
+                        csb,
+                        0.0,
+                        c.as_mut_ptr(),
+                        n as isize,
+                        1,
                     )
                 };
             }

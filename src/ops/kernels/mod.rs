@@ -34,10 +34,7 @@ macro_rules! dispatch_numeric {
                 $body
             }
             other => {
-                return Err($crate::error::Error::invalid_argument(format!(
-                    "{} has no kernel for dtype {other}",
-                    $what
-                )))
+                return Err($crate::error::Error::invalid_argument(format!("{} has no kernel for dtype {other}", $what)))
             }
         }
     };
@@ -57,10 +54,7 @@ macro_rules! dispatch_float {
                 $body
             }
             other => {
-                return Err($crate::error::Error::invalid_argument(format!(
-                    "{} has no kernel for dtype {other}",
-                    $what
-                )))
+                return Err($crate::error::Error::invalid_argument(format!("{} has no kernel for dtype {other}", $what)))
             }
         }
     };

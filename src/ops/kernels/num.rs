@@ -1,11 +1,18 @@
 //! `Num`: the element types numeric kernels are written for.
 
 use crate::tensor::Element;
-use std::ops::{Add, Div, Mul, Sub};
+use std::ops::{Add, AddAssign, Div, Mul, Sub, SubAssign};
 
 /// A numeric element type (f32, f64, i32, i64).
 pub trait Num:
-    Element + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self>
+    Element
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + AddAssign
+    + SubAssign
 {
     /// 0
     const ZERO: Self;

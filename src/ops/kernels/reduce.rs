@@ -29,13 +29,7 @@ pub fn reduced_shape(shape: &[usize], axes: &[usize], keep_dims: bool) -> Vec<us
     shape
         .iter()
         .enumerate()
-        .filter_map(|(i, &d)| {
-            if axes.contains(&i) {
-                keep_dims.then_some(1)
-            } else {
-                Some(d)
-            }
-        })
+        .filter_map(|(i, &d)| if axes.contains(&i) { keep_dims.then_some(1) } else { Some(d) })
         .collect()
 }
 
