@@ -167,13 +167,18 @@ impl OpDef for ApplyAdam {
             let one = T::ONE;
             let lr_t = lr * (one - b2p).sqrt() / (one - b1p);
             update_refs::<T>(ctx, &[0, 1, 2], 9, &|v, g| {
-                let (var, rest) = v.split_at_mut(1);
-                let (m, vv) = rest.split_at_mut(1);
-                for (((x, m), v), &d) in var[0].iter_mut().zip(m[0].iter_mut()).zip(vv[0].iter_mut()).zip(g) {
-                    *m = *m + (d - *m) * (one - b1);
-                    *v = *v + (d * d - *v) * (one - b2);
-                    let step = if nesterov { (*m * b1 + d * (one - b1)) * lr_t } else { *m * lr_t };
-                    *x -= step / (v.sqrt() + eps);
+                let [var, m, v] = v else { return };
+                let n = g.len();
+                let (var, m, v) = (&mut var[..n], &mut m[..n], &mut v[..n]);
+                let (c1, c2) = (one - b1, one - b2);
+                for i in 0..n {
+                    let d = g[i];
+                    let mi = m[i] + (d - m[i]) * c1;
+                    let vi = v[i] + (d * d - v[i]) * c2;
+                    m[i] = mi;
+                    v[i] = vi;
+                    let step = if nesterov { (mi * b1 + d * c1) * lr_t } else { mi * lr_t };
+                    var[i] -= step / (vi.sqrt() + eps);
                 }
             })
         })

@@ -16,6 +16,7 @@ fn read(values: &[Option<Tensor>], src: &Source) -> Result<Tensor> {
 
 /// Runs `plan` with `feeds` (already validated, in plan feed order); returns the fetches.
 pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    let _ftz = super::denormal::FlushDenormals::new();
     let mut values: Vec<Option<Tensor>> = vec![None; plan.num_slots];
     for (slot, t) in plan.feed_slots.iter().zip(feeds) {
         values[*slot] = Some(t);
@@ -29,6 +30,9 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
             } else {
                 inputs.push(read(&values, src).map_err(|e| e.context(format!("input {i} of '{}'", step.node.name)))?);
             }
+        }
+        for &slot in &step.release {
+            values[slot] = None;
         }
         let ctx = KernelCtx { node: &step.node, inputs, vars: step.vars.clone(), rng: step.rng.clone() };
         let outs = step.def.compute(&ctx).map_err(|e| {

@@ -2,6 +2,7 @@
 //! (feeds, fetches, targets) signature needs, orders it, caches that plan, and keeps
 //! variable values.
 
+mod denormal;
 mod executor;
 mod plan;
 mod state;

@@ -27,6 +27,9 @@ pub(crate) struct Step {
     pub rng: Option<Arc<Mutex<rand_chacha::ChaCha8Rng>>>,
     /// Slot of output 0; output i goes to `out_base + i`.
     pub out_base: usize,
+    /// Slots no later step or fetch reads: freed after this step, so buffers are
+    /// released early and variables updated in place are not copied.
+    pub release: Vec<usize>,
 }
 
 /// A compiled signature.
@@ -146,9 +149,26 @@ impl Plan {
             }
             num_slots += node.outputs.len();
             let rng = def.is_stateful().then(|| state.rng_for(&node)).flatten();
-            steps.push(Step { node, def, inputs, vars, rng, out_base });
+            steps.push(Step { node, def, inputs, vars, rng, out_base, release: Vec::new() });
         }
         let fetches = fetches.iter().map(|&f| source(&slot_of, f)).collect::<Result<Vec<_>>>()?;
+        // the last step reading each slot releases it, unless it is fetched
+        let mut last_use: HashMap<usize, usize> = HashMap::new();
+        for (i, step) in steps.iter().enumerate() {
+            for src in &step.inputs {
+                if let Source::Slot(s) = src {
+                    last_use.insert(*s, i);
+                }
+            }
+        }
+        for f in &fetches {
+            if let Source::Slot(s) = f {
+                last_use.remove(s);
+            }
+        }
+        for (slot, i) in last_use {
+            steps[i].release.push(slot);
+        }
         Ok(Plan { steps, feed_slots: (0..feeds.len()).collect(), feed_checks, fetches, num_slots })
     }
 }

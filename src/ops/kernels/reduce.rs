@@ -61,6 +61,16 @@ pub fn reduce<T: Element>(
         }
         return Tensor::new(&out_shape, out);
     }
+    // leading axes (a bias gradient: sum over the batch): fold whole rows into the output
+    let leading = axes.iter().enumerate().all(|(i, &a)| a == i);
+    if leading && out_len > 0 {
+        for row in data.chunks(out_len) {
+            for (o, &v) in out.iter_mut().zip(row) {
+                *o = f(*o, v);
+            }
+        }
+        return Tensor::new(&out_shape, out);
+    }
     // general: output strides with 0 on reduced axes
     let mut ostride = vec![0usize; rank];
     let mut s = 1;
