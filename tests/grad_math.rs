@@ -63,3 +63,22 @@ fn shared_input_gradients_are_summed() {
         ops::add(s, &a, &x[0]).unwrap()
     });
 }
+
+#[test]
+fn fill_add_n_and_placeholder_with_default() {
+    let inp = vec![(vec![], vec![1.5]), (vec![2, 2], values(4, 5, -1.0, 1.0))];
+    check_gradients(&inp, TOL, |s, x| {
+        let dims = ops::constant(s, tensorgraph::Tensor::vector(vec![2i32, 2])).unwrap();
+        let f = ops::fill(s, &dims, &x[0]).unwrap();
+        ops::mul(s, &f, &x[1]).unwrap()
+    });
+    let inp = vec![(vec![3], values(3, 6, -1.0, 1.0)), (vec![3], values(3, 7, -1.0, 1.0))];
+    check_gradients(&inp, TOL, |s, x| {
+        let sq = ops::mul(s, &x[1], &x[1]).unwrap();
+        ops::add_n(s, &[x[0].clone(), sq, x[0].clone()]).unwrap()
+    });
+    check_gradients(&inp, TOL, |s, x| {
+        let d = ops::placeholder_with_default(s, &x[0], [3]).unwrap();
+        ops::mul(s, &d, &x[1]).unwrap()
+    });
+}

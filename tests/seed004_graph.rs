@@ -89,3 +89,38 @@ fn lookups_by_name() {
     assert_eq!(g.tensor_by_name("nope:0").unwrap_err().code, tensorgraph::Code::NotFound);
     assert_eq!(g.tensor_by_name("add:3").unwrap_err().code, tensorgraph::Code::OutOfRange);
 }
+
+#[test]
+fn saver_restores_the_fixture_checkpoint() {
+    let (g, vars, add, add_1) = seed_graph();
+    let sess = Session::new(&g).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixture = [
+        std::env::var_os("TENSORGRAPH_FIXTURES").map(std::path::PathBuf::from),
+        Some(dir.join("../shared/fixtures/tf-2.21")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| p.join("seed004").is_dir())
+    .unwrap();
+    // variables are zeroed first, so the values can only come from the checkpoint
+    for v in &vars {
+        sess.set_variable_value(v.op(), Tensor::new(&[1], vec![0.0f32]).unwrap()).unwrap();
+    }
+    tensorgraph::train::Saver::new(&g).unwrap().restore(&sess, fixture.join("seed004/model.ckpt")).unwrap();
+    let out = sess.run(&[], &[&add, &add_1], &[]).unwrap();
+    assert_eq!(out[0].to_vec::<f32>().unwrap(), vec![3.0]);
+    assert_eq!(out[1].to_vec::<f32>().unwrap(), vec![6.0]);
+    // and saving writes what TensorFlow wrote, byte for byte
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tensorgraph::train::Saver::new(&g).unwrap().save(&sess, tmp.path().join("model.ckpt")).unwrap();
+    for suffix in [".index", ".data-00000-of-00001"] {
+        let ours = std::fs::read(format!("{}{suffix}", prefix.display())).unwrap();
+        let tf = std::fs::read(fixture.join(format!("seed004/model.ckpt{suffix}"))).unwrap();
+        assert_eq!(ours, tf, "model.ckpt{suffix}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("checkpoint")).unwrap(),
+        "model_checkpoint_path: \"model.ckpt\"\nall_model_checkpoint_paths: \"model.ckpt\"\n"
+    );
+}

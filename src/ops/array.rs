@@ -306,7 +306,9 @@ impl OpDef for Fill {
         Ok(vec![Tensor::from_storage(&dims, v.storage().gather(&vec![0; n]))?])
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
-        Ok(vec![None, Some(super::math::reduce_sum(ctx.scope, &ctx.grad(0)?, None, false)?)])
+        // sum every element, whatever the rank: reshape to [-1], sum axis 0
+        let flat = reshape_to(ctx.scope, &ctx.grad(0)?, &[-1])?;
+        Ok(vec![None, Some(super::math::reduce_sum(ctx.scope, &flat, Some(&[0]), false)?)])
     }
 }
 

@@ -81,14 +81,21 @@ impl InferCtx<'_> {
         }
         Ok(t)
     }
-    /// The value of input `i` when it is produced by a `Const` op (for shape arguments).
+    /// The value of input `i` when it is known at build time (for shape arguments): the
+    /// output of a `Const`, or of a `Shape` whose input's shape is fully defined (as
+    /// TensorFlow's shape inference evaluates them).
     pub fn const_input(&self, i: usize) -> Option<Tensor> {
-        let (src, _) = *self.node.inputs.get(i)?;
+        let (src, idx) = *self.node.inputs.get(i)?;
         let n = self.graph.node(src);
-        if n.op_type == "Const" {
-            n.attr_tensor("value").ok().cloned()
-        } else {
-            None
+        match n.op_type.as_str() {
+            "Const" => n.attr_tensor("value").ok().cloned(),
+            "Shape" => {
+                let (isrc, iidx) = *n.inputs.first()?;
+                let dims = self.graph.node(isrc).outputs.get(iidx)?.1.to_vec()?;
+                let v: Vec<f64> = dims.iter().map(|&d| d as f64).collect();
+                Tensor::from_f64(n.outputs.get(idx)?.0, &[v.len()], &v).ok()
+            }
+            _ => None,
         }
     }
 }

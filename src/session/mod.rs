@@ -106,6 +106,11 @@ impl Session {
         Ok(plan)
     }
 
+    /// The number of cached run plans (one per distinct feeds/fetches/targets signature).
+    pub fn cached_plans(&self) -> usize {
+        self.plans.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
     /// The value of variable op `var` without running anything (`None` when uninitialized).
     pub fn variable_value(&self, var: &Operation) -> Option<Tensor> {
         self.state.var_slot(var.id()).read().unwrap_or_else(|e| e.into_inner()).clone()
