@@ -5,7 +5,11 @@ use std::process::Command;
 
 fn demo(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tensorgraph")).arg("demo").args(args).output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -42,11 +46,17 @@ fn user_csv_trains_and_bad_csvs_name_the_line() {
     let mut csv = String::from("a,b,label\n");
     for i in 0..40 {
         let c = i % 2;
-        csv.push_str(&format!("{},{},{}\n", c as f32 * 4.0 + (i % 5) as f32 * 0.1, 1.0 - c as f32, if c == 0 { "no" } else { "yes" }));
+        csv.push_str(&format!(
+            "{},{},{}\n",
+            c as f32 * 4.0 + (i % 5) as f32 * 0.1,
+            1.0 - c as f32,
+            if c == 0 { "no" } else { "yes" }
+        ));
     }
     let good = dir.path().join("good.csv");
     std::fs::write(&good, &csv).unwrap();
-    let (ok, stdout, stderr) = demo(&["--data", good.to_str().unwrap(), "--out", dir.path().join("m").to_str().unwrap(), "--steps", "50"]);
+    let (ok, stdout, stderr) =
+        demo(&["--data", good.to_str().unwrap(), "--out", dir.path().join("m").to_str().unwrap(), "--steps", "50"]);
     assert!(ok, "{stdout}\n{stderr}");
     assert!(stdout.contains("40 rows, 2 features, 2 classes"), "{stdout}");
 

@@ -74,7 +74,16 @@ fn momentum_and_gradient_descent() {
     }
 
     let (g, v, loss) = linear();
-    let step = g.scope().get_variable_with("global_step", tensorgraph::Shape::scalar(), DType::Int64, tensorgraph::init::zeros(), tensorgraph::graph::VariableOptions { trainable: false, ..Default::default() }).unwrap();
+    let step = g
+        .scope()
+        .get_variable_with(
+            "global_step",
+            tensorgraph::Shape::scalar(),
+            DType::Int64,
+            tensorgraph::init::zeros(),
+            tensorgraph::graph::VariableOptions { trainable: false, ..Default::default() },
+        )
+        .unwrap();
     let train = GradientDescentOptimizer::new(0.5).minimize_with(&loss, None, Some(&step), None).unwrap();
     assert_eq!(train.name(), "GradientDescent");
     assert_eq!(train.op_type(), "AssignAdd");

@@ -106,6 +106,13 @@ impl Variable {
         self.value.shape().to_vec().unwrap_or_default()
     }
 
+    /// `v.read_value()`: a new `Identity` (default name `read`) of the reference, made in
+    /// scope `s`, so it honours that scope's control dependencies (the `v/read` snapshot
+    /// does not: like TensorFlow, it may be computed before them).
+    pub fn read_value(&self, s: &Scope) -> Result<Output> {
+        s.op("Identity", "read").input(&self.reference()).attr("T", self.dtype()).build_output()
+    }
+
     /// `v.assign(value)`: an `Assign` op in the current scope; returns its output (the new value).
     pub fn assign(&self, s: &Scope, value: &Output) -> Result<Output> {
         crate::ops::state::assign(s, &self.reference(), value)

@@ -1,0 +1,115 @@
+//! Build-time checks, control dependencies, pruning and collections.
+
+use tensorgraph::graph::CollectionItem;
+use tensorgraph::{ops, Code, DType, Graph, Session, Tensor};
+
+#[test]
+fn shape_mismatch_fails_at_build_time_naming_op_and_shapes() {
+    let g = Graph::new();
+    let s = g.scope();
+    let a = ops::placeholder(&s.named("a"), DType::Float, [Some(2), Some(3)]).unwrap();
+    let b = ops::placeholder(&s.named("b"), DType::Float, [4]).unwrap();
+    let e = ops::add(&s, &a, &b).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert_eq!(e.message, "op 'add' (AddV2): Dimensions must be equal, but are 3 and 4 for shapes [2, 3] and [4]");
+    let e = ops::matmul(&s, &a, &a).unwrap_err();
+    assert!(e.message.contains("op 'MatMul' (MatMul)") && e.message.contains("[2, 3]"), "{e}");
+    let i = ops::placeholder(&s.named("i"), DType::Int32, [Some(2), Some(3)]).unwrap();
+    let e = ops::add(&s, &a, &i).unwrap_err();
+    assert!(e.message.contains("dtype int32, which does not match input 0's dtype float32"), "{e}");
+    // unknown dimensions broadcast at build time and are checked at run time
+    let x = ops::placeholder(&s.named("x"), DType::Float, [None, Some(3)]).unwrap();
+    let y = ops::add(&s, &x, &a).unwrap();
+    assert_eq!(y.shape().to_string(), "[2, 3]");
+    let sess = Session::new(&g).unwrap();
+    let e = sess
+        .run(
+            &[(&x, Tensor::new(&[4, 3], vec![0f32; 12]).unwrap()), (&a, Tensor::new(&[2, 3], vec![0f32; 6]).unwrap())],
+            &[&y],
+            &[],
+        )
+        .unwrap_err();
+    assert!(e.message.contains("Incompatible shapes: [4, 3] vs. [2, 3]"), "{e}");
+    // tensors of another graph are refused
+    let other = Graph::new();
+    let z = ops::constant(&other.scope(), Tensor::scalar(1f32)).unwrap();
+    assert!(ops::add(&s, &x, &z).unwrap_err().message.contains("is from another graph"));
+    assert!(sess.run(&[], &[&z], &[]).unwrap_err().message.contains("not an element of this session's graph"));
+}
+
+#[test]
+fn unfed_placeholders_are_pruned_or_named() {
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s.named("x"), DType::Float, [2]).unwrap();
+    let unused = ops::placeholder(&s.named("unused"), DType::Float, [2]).unwrap();
+    let _ = ops::add(&s, &unused, &unused).unwrap();
+    let y = ops::mul(&s, &x, &x).unwrap();
+    let sess = Session::new(&g).unwrap();
+    let out = sess.fetch(&[(&x, Tensor::new(&[2], vec![2f32, 3.]).unwrap())], &y).unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![4., 9.]);
+    let e = sess.fetch(&[], &y).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("You must feed a value for placeholder tensor 'x' with dtype float32"), "{e}");
+}
+
+#[test]
+fn control_dependencies_order_effects() {
+    let g = Graph::new();
+    let s = g.scope();
+    let v = s.variable_from_value("v", Tensor::scalar(1f32)).unwrap();
+    let two = ops::constant(&s, Tensor::scalar(2f32)).unwrap();
+    let bump = v.assign_add(&s, &two).unwrap();
+    // a read made under a control dependency on the update sees the new value
+    let after = v.read_value(&s.with_control_dependencies(&[&bump.op()])).unwrap();
+    assert_eq!(after.op().node().control_inputs, vec![bump.op().id()]);
+    let sess = Session::new(&g).unwrap();
+    sess.run_targets(&[v.initializer()]).unwrap();
+    assert_eq!(sess.fetch(&[], &after).unwrap().to_vec::<f32>().unwrap(), vec![3.]);
+    assert_eq!(sess.fetch(&[], &after).unwrap().to_vec::<f32>().unwrap(), vec![5.]);
+    let sub = v.assign_sub(&s, &two).unwrap();
+    assert_eq!(sess.fetch(&[], &sub).unwrap().to_vec::<f32>().unwrap(), vec![3.]);
+    let set = v.assign(&s, &two).unwrap();
+    assert_eq!(sess.fetch(&[], &set).unwrap().to_vec::<f32>().unwrap(), vec![2.]);
+    // assigning a value of another shape is refused at build time
+    let wrong = ops::constant(&s, Tensor::new(&[2], vec![1f32, 2.]).unwrap()).unwrap();
+    assert!(v.assign(&s, &wrong).unwrap_err().message.contains("Assign requires shapes of both tensors to match"));
+}
+
+#[test]
+fn collections_hold_what_was_added() {
+    let g = Graph::new();
+    let s = g.scope();
+    let c = ops::constant(&s, Tensor::scalar(1f32)).unwrap();
+    g.add_to_collection("losses", CollectionItem::Tensor(c.op().id(), 0));
+    g.add_to_collection("losses", CollectionItem::Float(0.5));
+    assert_eq!(g.collection("losses"), vec![CollectionItem::Tensor(c.op().id(), 0), CollectionItem::Float(0.5)]);
+    assert!(g.collection("nothing").is_empty());
+    let t =
+        s.variable_with("nt", tensorgraph::graph::VariableOptions { trainable: false, ..Default::default() }, |vs| {
+            ops::constant(&vs.named("initial_value"), Tensor::scalar(0f32))
+        });
+    let t = t.unwrap();
+    assert_eq!(g.global_variables(), vec![t.clone()]);
+    assert!(g.trainable_variables().is_empty());
+    assert_eq!(g.collection_names(), ["losses", "variables"]);
+}
+
+#[test]
+fn bool_int_and_argmax_kernels() {
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::constant(&s, Tensor::new(&[2, 3], vec![1i64, 5, 2, 7, 0, 7]).unwrap()).unwrap();
+    let am = ops::argmax(&s, &x, 1).unwrap();
+    let eq = ops::equal(&s, &am, &ops::constant(&s, Tensor::vector(vec![1i64, 0])).unwrap()).unwrap();
+    let f = ops::cast(&s, &eq, DType::Float).unwrap();
+    let acc = ops::reduce_mean(&s, &f, None, false).unwrap();
+    let i = ops::constant(&s, Tensor::vector(vec![3i32, -4])).unwrap();
+    let isum = ops::reduce_sum(&s, &ops::mul(&s, &i, &i).unwrap(), None, false).unwrap();
+    let sess = Session::new(&g).unwrap();
+    let out = sess.run(&[], &[&am, &eq, &acc, &isum], &[]).unwrap();
+    assert_eq!(out[0].to_vec::<i64>().unwrap(), vec![1, 0]);
+    assert_eq!(out[1].to_vec::<bool>().unwrap(), vec![true, true]);
+    assert_eq!(out[2].to_vec::<f32>().unwrap(), vec![1.0]);
+    assert_eq!(out[3].to_vec::<i32>().unwrap(), vec![25]);
+}
