@@ -6,6 +6,7 @@
 //! definitions, one file per family.
 
 pub mod array;
+pub mod io_ops;
 pub mod kernels;
 pub mod math;
 pub mod nn;

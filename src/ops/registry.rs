@@ -10,6 +10,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock:
     for def in super::array::DEFS
         .iter()
         .chain(super::math::DEFS)
+        .chain(super::io_ops::DEFS)
         .chain(super::nn::DEFS)
         .chain(super::random::DEFS)
         .chain(super::reduction::DEFS)

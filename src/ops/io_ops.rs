@@ -1,0 +1,210 @@
+//! The ops of TensorFlow's saver subgraph (`save/...`): SaveV2, RestoreV2, StringJoin,
+//! ShardedFilename and MergeV2Checkpoints. Running `save/control_dependency` or
+//! `save/restore_all` from an imported meta graph writes or reads a V2 checkpoint
+//! through these kernels, like `Saver::save` and `Saver::restore`.
+
+use super::{InferCtx, KernelCtx, OpDef};
+use crate::error::{Error, Result};
+use crate::graph::AttrValue;
+use crate::io::checkpoint::{data_path, index_path, CheckpointReader, CheckpointWriter};
+use crate::tensor::{DType, Shape, Tensor};
+
+pub(super) static DEFS: &[&dyn OpDef] = &[&SaveV2, &RestoreV2, &StringJoin, &ShardedFilename, &MergeV2Checkpoints];
+
+/// The UTF-8 text of a string scalar input (a file name or prefix).
+fn text(t: &Tensor, what: &str) -> Result<String> {
+    match t.storage() {
+        crate::tensor::Storage::Str(v) if v.len() == 1 => {
+            String::from_utf8(v[0].clone()).map_err(|_| Error::invalid_argument(format!("{what} is not UTF-8 text")))
+        }
+        _ => Err(Error::invalid_argument(format!("{what} must be a string scalar"))),
+    }
+}
+
+/// The elements of a 1-d string input.
+fn strings(t: &Tensor, what: &str) -> Result<Vec<String>> {
+    match t.storage() {
+        crate::tensor::Storage::Str(v) => v
+            .iter()
+            .map(|b| String::from_utf8(b.clone()).map_err(|_| Error::invalid_argument(format!("{what} is not UTF-8"))))
+            .collect(),
+        _ => Err(Error::invalid_argument(format!("{what} must be a string tensor, got {}", t.dtype()))),
+    }
+}
+
+fn dtypes_attr(ctx_attr: Option<&AttrValue>) -> Result<Vec<DType>> {
+    match ctx_attr {
+        Some(AttrValue::ListType(v)) => Ok(v.clone()),
+        None => Ok(vec![]),
+        Some(v) => Err(Error::invalid_argument(format!("attr 'dtypes' must be a list of types, got {v:?}"))),
+    }
+}
+
+/// `SaveV2(prefix, tensor_names, shape_and_slices, tensors...)`: writes the tensors to
+/// the V2 checkpoint `prefix`. Only whole tensors (empty `shape_and_slices`) are supported.
+pub struct SaveV2;
+impl OpDef for SaveV2 {
+    fn op_type(&self) -> &'static str {
+        "SaveV2"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        if ctx.inputs.len() < 3 {
+            return Err(Error::invalid_argument("SaveV2 needs prefix, tensor_names, shape_and_slices and tensors"));
+        }
+        Ok(vec![])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let prefix = text(ctx.input(0), "SaveV2 prefix")?;
+        let names = strings(ctx.input(1), "SaveV2 tensor_names")?;
+        let slices = strings(ctx.input(2), "SaveV2 shape_and_slices")?;
+        let tensors = &ctx.inputs[3..];
+        if names.len() != tensors.len() || slices.len() != tensors.len() {
+            return Err(Error::invalid_argument(format!(
+                "SaveV2 got {} names, {} shape_and_slices and {} tensors",
+                names.len(),
+                slices.len(),
+                tensors.len()
+            )));
+        }
+        if let Some(s) = slices.iter().find(|s| !s.is_empty()) {
+            return Err(Error::unimplemented(format!(
+                "SaveV2 of a slice ('{s}') is not supported; save whole tensors"
+            )));
+        }
+        let mut w = CheckpointWriter::new(&prefix)?;
+        for (n, t) in names.iter().zip(tensors) {
+            w.add(n, t)?;
+        }
+        w.finish()?;
+        Ok(vec![])
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// `RestoreV2(prefix, tensor_names, shape_and_slices)`: reads the named tensors from the
+/// checkpoint `prefix`; attr `dtypes` gives each output's dtype. Errors: `NotFound`
+/// naming a missing key; `InvalidArgument` for a dtype mismatch.
+pub struct RestoreV2;
+impl OpDef for RestoreV2 {
+    fn op_type(&self) -> &'static str {
+        "RestoreV2"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(3)?;
+        Ok(dtypes_attr(ctx.node.attrs.get("dtypes"))?.into_iter().map(|d| (d, Shape::unknown())).collect())
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let prefix = text(ctx.input(0), "RestoreV2 prefix")?;
+        let names = strings(ctx.input(1), "RestoreV2 tensor_names")?;
+        let dtypes = dtypes_attr(ctx.node.attrs.get("dtypes"))?;
+        if names.len() != dtypes.len() {
+            return Err(Error::invalid_argument(format!(
+                "RestoreV2 got {} names for {} dtypes",
+                names.len(),
+                dtypes.len()
+            )));
+        }
+        let reader = CheckpointReader::open(&prefix)?;
+        let mut out = Vec::with_capacity(names.len());
+        for (n, d) in names.iter().zip(dtypes) {
+            if !reader.contains(n) {
+                return Err(Error::not_found(format!("Key {n} not found in checkpoint {prefix}")));
+            }
+            let t = reader.read(n)?;
+            if t.dtype() != d {
+                return Err(Error::invalid_argument(format!(
+                    "tensor {n} in checkpoint {prefix} is {}, but RestoreV2 expected {d}",
+                    t.dtype()
+                )));
+            }
+            out.push(t);
+        }
+        Ok(out)
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// `StringJoin(inputs...)`: element-wise concatenation of string scalars with attr `separator`.
+pub struct StringJoin;
+impl OpDef for StringJoin {
+    fn op_type(&self) -> &'static str {
+        "StringJoin"
+    }
+    fn infer(&self, _: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        Ok(vec![(DType::String, Shape::scalar())])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let sep = match ctx.node.attrs.get("separator") {
+            Some(AttrValue::String(s)) => s.clone(),
+            _ => Vec::new(),
+        };
+        let mut out = Vec::new();
+        for (i, t) in ctx.inputs.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(&sep);
+            }
+            out.extend_from_slice(text(t, "StringJoin input")?.as_bytes());
+        }
+        Ok(vec![Tensor::strings(&[], vec![out])?])
+    }
+}
+
+/// `ShardedFilename(basename, shard, num_shards)`: `basename-00000-of-00001`.
+pub struct ShardedFilename;
+impl OpDef for ShardedFilename {
+    fn op_type(&self) -> &'static str {
+        "ShardedFilename"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(3)?;
+        Ok(vec![(DType::String, Shape::scalar())])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let base = text(ctx.input(0), "ShardedFilename basename")?;
+        let shard = ctx.input(1).to_f64_vec()?.first().copied().unwrap_or(0.0) as i64;
+        let n = ctx.input(2).to_f64_vec()?.first().copied().unwrap_or(1.0) as i64;
+        Ok(vec![Tensor::strings(&[], vec![format!("{base}-{shard:05}-of-{n:05}").into_bytes()])?])
+    }
+}
+
+/// `MergeV2Checkpoints(checkpoint_prefixes, destination_prefix)`: merges the per-shard
+/// checkpoints into one (attr `delete_old_dirs` removes the sources' directory when empty).
+pub struct MergeV2Checkpoints;
+impl OpDef for MergeV2Checkpoints {
+    fn op_type(&self) -> &'static str {
+        "MergeV2Checkpoints"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        Ok(vec![])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let sources = strings(ctx.input(0), "MergeV2Checkpoints checkpoint_prefixes")?;
+        let dest = text(ctx.input(1), "MergeV2Checkpoints destination_prefix")?;
+        let mut w = CheckpointWriter::new(&dest)?;
+        for src in &sources {
+            let r = CheckpointReader::open(src)?;
+            for (name, _, _) in r.list() {
+                w.add(&name, &r.read(&name)?)?;
+            }
+        }
+        w.finish()?;
+        if ctx.node.attr_bool_or("delete_old_dirs", true)? {
+            for src in &sources {
+                let _ = std::fs::remove_file(index_path(src));
+                let _ = std::fs::remove_file(data_path(src, 0, 1));
+                if let Some(dir) = std::path::Path::new(src).parent() {
+                    let _ = std::fs::remove_dir(dir);
+                }
+            }
+        }
+        Ok(vec![])
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
