@@ -25,7 +25,7 @@ fn iris_demo_trains_saves_restores_and_forecasts() {
         .and_then(|a| a.parse().ok())
         .unwrap_or_else(|| panic!("no accuracy line in {stdout}"));
     assert!(acc >= 0.93, "accuracy {acc}");
-    assert!(stdout.contains("called twice with identical results"), "{stdout}");
+    assert!(stdout.contains("forecast() called twice") && stdout.contains("(identical)"), "{stdout}");
     for f in ["model.ckpt.index", "model.ckpt.data-00000-of-00001", "checkpoint", "model.json", "forecast.json"] {
         assert!(out.join(f).is_file(), "{f} missing");
     }

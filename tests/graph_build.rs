@@ -113,3 +113,48 @@ fn bool_int_and_argmax_kernels() {
     assert_eq!(out[2].to_vec::<f32>().unwrap(), vec![1.0]);
     assert_eq!(out[3].to_vec::<i32>().unwrap(), vec![25]);
 }
+
+#[test]
+fn helper_constants_take_their_op_name_scope() {
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s.named("x"), DType::Float, [2, 3]).unwrap();
+    assert_eq!(ops::argmax(&s, &x, 1).unwrap().name(), "ArgMax:0");
+    assert_eq!(ops::expand_dims(&s, &x, 0).unwrap().name(), "ExpandDims:0");
+    assert_eq!(ops::reshape_to(&s, &x, &[-1]).unwrap().name(), "Reshape:0");
+    assert_eq!(ops::reduce_sum(&s, &x, None, false).unwrap().name(), "Sum:0");
+    for helper in ["ArgMax/dimension", "ExpandDims/dim", "Reshape/shape", "Sum/reduction_indices"] {
+        g.operation_by_name(helper).unwrap_or_else(|e| panic!("{helper}: {e}"));
+    }
+}
+
+#[test]
+fn invalid_names_are_refused_and_empty_names_take_the_default() {
+    let g = Graph::new();
+    let s = g.scope();
+    for bad in ["bad name!", "a:b", "_x"] {
+        let e = ops::constant(&s.named(bad), Tensor::scalar(1f32)).unwrap_err();
+        assert!(e.message.contains("is not a valid op name"), "{bad}: {e}");
+    }
+    let e = ops::constant(&s.name_scope("a b").named("c"), Tensor::scalar(1f32)).unwrap_err();
+    assert!(e.message.contains("'a b/c' is not a valid op name"), "{e}");
+    assert_eq!(ops::constant(&s.named(""), Tensor::scalar(1f32)).unwrap().name(), "Const:0");
+}
+
+#[test]
+fn huge_allocations_are_resource_exhausted_not_aborts() {
+    let g = Graph::new();
+    let s = g.scope();
+    let dims = ops::constant(&s, Tensor::vector(vec![1i64 << 30, 1 << 30, 1 << 20])).unwrap();
+    let one = ops::constant(&s, Tensor::scalar(1f32)).unwrap();
+    let f = ops::fill(&s, &dims, &one).unwrap();
+    let sess = Session::new(&g).unwrap();
+    let e = sess.fetch(&[], &f).unwrap_err();
+    assert!(matches!(e.code, Code::ResourceExhausted | Code::InvalidArgument), "{e}");
+    let dims = ops::constant(&s, Tensor::vector(vec![1i64 << 22, 1 << 22])).unwrap();
+    let f = ops::fill(&s, &dims, &one).unwrap();
+    assert_eq!(sess.fetch(&[], &f).unwrap_err().code, Code::ResourceExhausted);
+    // and a non-variable cannot be set as one
+    let e = sess.set_variable_value(&one.op(), Tensor::scalar(2f32)).unwrap_err();
+    assert!(e.message.contains("is a Const op, not a variable"), "{e}");
+}

@@ -159,11 +159,20 @@ impl Scope {
     /// The full name the next op would get when its default name is `default`,
     /// and marks it used.
     pub(crate) fn unique_op_name(&self, default: &str) -> String {
-        let requested = self.op_name.as_deref().unwrap_or(default);
+        let requested = self.op_name.as_deref().filter(|n| !n.is_empty()).unwrap_or(default);
         if let Some(exact) = requested.strip_suffix('/') {
             return exact.to_string();
         }
         self.graph.write().names.unique(&self.join(requested))
+    }
+
+    /// Names an op that owns helper ops (`ArgMax` and its `ArgMax/dimension`), as
+    /// TensorFlow's `name_scope(name, default)` does: the op's unique name is taken first,
+    /// then returned are a scope that gives the op exactly that name and the name scope
+    /// its helper ops go in.
+    pub fn op_scope(&self, default_name: &str) -> (Scope, Scope) {
+        let name = self.unique_op_name(default_name);
+        (self.named(&format!("{name}/")), self.name_scope(&format!("{name}/")))
     }
 
     /// Starts building an op of TensorFlow type `op_type` whose default name is `default_name`.
@@ -237,6 +246,7 @@ impl OpBuilder<'_> {
         }
         let def = ops::lookup(&self.op_type)?;
         let name = self.scope.unique_op_name(&self.default_name);
+        check_op_name(&name)?;
         let input_types: Vec<(crate::tensor::DType, Shape)> = {
             let g = graph.read();
             self.inputs.iter().map(|o| g.nodes[o.op].outputs[o.index].clone()).collect()
@@ -278,4 +288,17 @@ impl Graph {
         g.nodes.push(Arc::new(node));
         Operation { graph: self.clone(), id }
     }
+}
+
+/// Checks a full op name against TensorFlow's rule (`[A-Za-z0-9.][A-Za-z0-9_.\-/>]*`,
+/// no empty scope parts). Errors: `InvalidArgument` naming it.
+pub(crate) fn check_op_name(name: &str) -> Result<()> {
+    let first_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '.');
+    let rest_ok = name.chars().all(|c| c.is_ascii_alphanumeric() || "_.-/>".contains(c));
+    if !first_ok || !rest_ok || name.split('/').any(str::is_empty) {
+        return Err(Error::invalid_argument(format!(
+            "'{name}' is not a valid op name: names start with a letter, digit or '.', and contain only letters, digits and _ . - / >"
+        )));
+    }
+    Ok(())
 }

@@ -230,8 +230,9 @@ pub fn reshape(s: &Scope, x: &Output, shape: &Output) -> Result<Output> {
 
 /// `tf.reshape(x, dims)` with a constant shape (`-1` for one inferred dimension).
 pub fn reshape_to(s: &Scope, x: &Output, dims: &[i64]) -> Result<Output> {
-    let shape = constant(&s.named("Reshape/shape"), Tensor::vector(dims.iter().map(|&d| d as i32).collect()))?;
-    reshape(s, x, &shape)
+    let (op, inner) = s.op_scope("Reshape");
+    let shape = constant(&inner.named("shape"), Tensor::vector(dims.iter().map(|&d| d as i32).collect()))?;
+    reshape(&op, x, &shape)
 }
 
 /// `Shape`: the dynamic shape of its input as a 1-d int32 (attr `out_type`).
@@ -302,8 +303,7 @@ impl OpDef for Fill {
         if v.num_elements() != 1 {
             return Err(Error::invalid_argument("Fill value must be a scalar"));
         }
-        let n = crate::tensor::checked_num_elements(&dims)?;
-        Ok(vec![Tensor::from_storage(&dims, v.storage().gather(&vec![0; n]))?])
+        Ok(vec![Tensor::filled(v, &dims)?])
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         // sum every element, whatever the rank: reshape to [-1], sum axis 0
@@ -336,8 +336,7 @@ macro_rules! like_op {
             }
             fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
                 let x = ctx.input(0);
-                let v = vec![$val; x.num_elements()];
-                Ok(vec![Tensor::from_f64(x.dtype(), x.shape(), &v)?])
+                Ok(vec![Tensor::filled(&Tensor::from_f64(x.dtype(), &[], &[$val])?, x.shape())?])
             }
         }
     };
@@ -432,6 +431,12 @@ impl OpDef for ExpandDims {
 
 /// `tf.expand_dims(x, axis)`.
 pub fn expand_dims(s: &Scope, x: &Output, axis: i32) -> Result<Output> {
-    let dim = constant(&s.named("ExpandDims/dim"), Tensor::scalar(axis))?;
-    s.op("ExpandDims", "ExpandDims").input(x).input(&dim).attr("T", x.dtype()).attr("Tdim", DType::Int32).build_output()
+    let (op, inner) = s.op_scope("ExpandDims");
+    let dim = constant(&inner.named("dim"), Tensor::scalar(axis))?;
+    op.op("ExpandDims", "ExpandDims")
+        .input(x)
+        .input(&dim)
+        .attr("T", x.dtype())
+        .attr("Tdim", DType::Int32)
+        .build_output()
 }

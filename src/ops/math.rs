@@ -173,7 +173,7 @@ macro_rules! binary_fn {
         }
     };
 }
-binary_fn!(add, "AddV2", "add", "`tf.add(x, y)` (`AddV2`, default name `add`), broadcasting; dtypes must match.");
+binary_fn!(add, "AddV2", "add", "`x + y` in TensorFlow's Python (`AddV2`, default name `add`; `tf.add` would name it `Add`), broadcasting; dtypes must match.");
 binary_fn!(sub, "Sub", "sub", "`tf.subtract(x, y)` (`Sub`, default name `sub`), broadcasting.");
 binary_fn!(mul, "Mul", "mul", "`tf.multiply(x, y)` (`Mul`, default name `mul`), broadcasting.");
 binary_fn!(div, "RealDiv", "truediv", "`tf.truediv(x, y)` (`RealDiv`, default name `truediv`), broadcasting.");
@@ -397,10 +397,9 @@ pub(crate) fn reduction(
             (0..r as i32).collect()
         }
     };
-    let base = s.unique_op_name(default);
-    let idx = constant(&s.named(&format!("{base}/reduction_indices/")), Tensor::vector(axes))?;
-    s.named(&format!("{base}/"))
-        .op(op_type, default)
+    let (op, inner) = s.op_scope(default);
+    let idx = constant(&inner.named("reduction_indices"), Tensor::vector(axes))?;
+    op.op(op_type, default)
         .input(x)
         .input(&idx)
         .attr("T", x.dtype())

@@ -58,6 +58,7 @@ impl OpDef for RandomOp {
         }
         let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
         let n = crate::tensor::checked_num_elements(&dims)?;
+        crate::tensor::check_alloc(DType::Double, n)?;
         let rng = ctx.rng.as_ref().ok_or_else(|| Error::internal("random op run without a generator"))?;
         let mut rng = rng.lock().unwrap_or_else(|e| e.into_inner());
         let v: Vec<f64> = (0..n)

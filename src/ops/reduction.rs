@@ -180,8 +180,9 @@ impl OpDef for ArgMax {
 
 /// `tf.argmax(x, axis)` (int64).
 pub fn argmax(s: &Scope, x: &Output, axis: i32) -> Result<Output> {
-    let dim = constant(&s.named("ArgMax/dimension"), Tensor::scalar(axis))?;
-    s.op("ArgMax", "ArgMax")
+    let (op, inner) = s.op_scope("ArgMax");
+    let dim = constant(&inner.named("dimension"), Tensor::scalar(axis))?;
+    op.op("ArgMax", "ArgMax")
         .input(x)
         .input(&dim)
         .attr("T", x.dtype())

@@ -120,6 +120,12 @@ impl Session {
     /// Errors: `InvalidArgument` when the dtype or shape differs from the variable's.
     pub fn set_variable_value(&self, var: &Operation, value: Tensor) -> Result<()> {
         let node = var.node();
+        if node.op_type != "VariableV2" {
+            return Err(Error::invalid_argument(format!(
+                "'{}' is a {} op, not a variable (VariableV2); pass the variable's op (Variable::op)",
+                node.name, node.op_type
+            )));
+        }
         let (dtype, shape) = node.outputs.first().cloned().ok_or_else(|| Error::internal("variable without output"))?;
         if value.dtype() != dtype || !shape.is_compatible_with(value.shape()) {
             return Err(Error::invalid_argument(format!(

@@ -7,4 +7,4 @@ mod tensor;
 
 pub use dtype::DType;
 pub use shape::{fmt_dims, Shape};
-pub use tensor::{checked_num_elements, Element, Storage, Tensor};
+pub use tensor::{check_alloc, checked_num_elements, Element, Storage, Tensor};

@@ -238,6 +238,40 @@ impl Tensor {
         let n = shape.iter().product();
         Tensor { shape: shape.to_vec(), storage: Arc::new(Storage::zeros(dtype, n)) }
     }
+    /// A tensor of `shape` whose every element is element 0 of `value` (TensorFlow's `Fill`).
+    /// Errors: `InvalidArgument` when `value` is empty or the shape overflows;
+    /// `ResourceExhausted` when the memory cannot be had.
+    pub fn filled(value: &Tensor, shape: &[usize]) -> Result<Tensor> {
+        let n = checked_num_elements(shape)?;
+        check_alloc(value.dtype(), n)?;
+        if value.num_elements() == 0 {
+            return Err(Error::invalid_argument("cannot fill from an empty tensor"));
+        }
+        macro_rules! rep {
+            ($v:expr, $ctor:path) => {
+                $ctor(vec![$v[0].clone(); n])
+            };
+        }
+        let s = match value.storage() {
+            Storage::F32(v) => rep!(v, Storage::F32),
+            Storage::F64(v) => rep!(v, Storage::F64),
+            Storage::I32(v) => rep!(v, Storage::I32),
+            Storage::I64(v) => rep!(v, Storage::I64),
+            Storage::Bool(v) => rep!(v, Storage::Bool),
+            Storage::I8(v) => rep!(v, Storage::I8),
+            Storage::I16(v) => rep!(v, Storage::I16),
+            Storage::U8(v) => rep!(v, Storage::U8),
+            Storage::U16(v) => rep!(v, Storage::U16),
+            Storage::U32(v) => rep!(v, Storage::U32),
+            Storage::U64(v) => rep!(v, Storage::U64),
+            Storage::F16(v) => rep!(v, Storage::F16),
+            Storage::BF16(v) => rep!(v, Storage::BF16),
+            Storage::C64(v) => rep!(v, Storage::C64),
+            Storage::C128(v) => rep!(v, Storage::C128),
+            Storage::Str(v) => rep!(v, Storage::Str),
+        };
+        Tensor::from_storage(shape, s)
+    }
     /// The element dtype.
     pub fn dtype(&self) -> DType {
         self.storage.dtype()
@@ -332,6 +366,21 @@ impl Tensor {
         };
         Tensor::from_storage(shape, s)
     }
+}
+
+/// Checks that `n` elements of `dtype` can be allocated, before a kernel allocates them.
+/// Errors: `ResourceExhausted` naming the size when the memory cannot be had (TensorFlow's
+/// "OOM when allocating tensor").
+pub fn check_alloc(dtype: DType, n: usize) -> Result<()> {
+    let bytes = n.checked_mul(dtype.size().unwrap_or(24)).filter(|&b| b <= isize::MAX as usize);
+    let ok = bytes.is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
+    if !ok {
+        return Err(Error::new(
+            crate::Code::ResourceExhausted,
+            format!("OOM when allocating a {dtype} tensor of {n} elements"),
+        ));
+    }
+    Ok(())
 }
 
 /// The product of `shape`, or `InvalidArgument` when it overflows `usize`.

@@ -32,7 +32,7 @@ pub trait Optimizer {
         self.minimize_with(loss, None, None, None)
     }
 
-    /// `opt.minimize(loss, global_step, var_list, name)`.
+    /// `opt.minimize(loss, var_list=..., global_step=..., name=...)`, arguments in this order.
     /// Errors: `InvalidArgument` when no variable receives a gradient ("No gradients
     /// provided for any variable", listing them).
     fn minimize_with(

@@ -65,7 +65,11 @@ impl Dataset {
                 }
             };
             if let Some(bad) = row.iter().position(|v| !v.is_finite()) {
-                return Err(format!("{file}, line {line}, column {}: value is not finite", bad + 1));
+                return Err(format!(
+                    "{file}, line {line}, column {}: '{}' is not a finite float32 number (NaN, infinity, or beyond ±3.4e38)",
+                    bad + 1,
+                    rec.get(bad).unwrap_or("")
+                ));
             }
             match width {
                 Some(w) if w != n => {

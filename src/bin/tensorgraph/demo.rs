@@ -19,7 +19,10 @@ pub struct DemoArgs {
 }
 
 const HIDDEN: [usize; 2] = [16, 16];
+/// Rows held out for testing (fewer for small data sets: a fifth of the rows).
 const TEST_ROWS: usize = 30;
+/// The fewest rows the demo accepts.
+const MIN_ROWS: usize = 10;
 
 fn err(e: tensorgraph::Error) -> String {
     e.to_string()
@@ -38,33 +41,53 @@ fn argmax(row: &[f32]) -> usize {
 }
 
 pub fn run(args: &DemoArgs) -> Result<(), String> {
+    if args.steps == 0 {
+        return Err("--steps must be at least 1".into());
+    }
+    // the output directory first, so a bad --out fails before training
+    if args.out.exists() && !args.out.is_dir() {
+        return Err(format!("--out {} exists and is not a directory", args.out.display()));
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create --out directory {}: {e}", args.out.display()))?;
     let data = match &args.data {
         Some(p) => Dataset::from_csv(p)?,
         None => Dataset::iris(),
     };
     let n = data.features.len();
-    if n <= TEST_ROWS + 1 {
-        return Err(format!("the data has {n} rows; the demo holds out {TEST_ROWS} for testing and needs more"));
+    if n < MIN_ROWS {
+        return Err(format!("the data has {n} rows; the demo needs at least {MIN_ROWS} (it holds out a fifth, at most {TEST_ROWS}, for testing)"));
     }
+    let test_rows = TEST_ROWS.min(n / 5);
     let (f, c) = (data.num_features(), data.num_classes());
-    println!("data: {n} rows, {f} features, {c} classes; holding out {TEST_ROWS} rows for testing");
+    println!("data: {n} rows, {f} features, {c} classes; holding out {test_rows} rows for testing");
 
     // deterministic shuffle and split
     let mut idx: Vec<usize> = (0..n).collect();
     idx.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(args.seed));
-    let (test_idx, train_idx) = idx.split_at(TEST_ROWS);
+    let (test_idx, train_idx) = idx.split_at(test_rows);
     let pick = |ids: &[usize]| -> (Vec<Vec<f32>>, Vec<usize>) {
         (ids.iter().map(|&i| data.features[i].clone()).collect(), ids.iter().map(|&i| data.labels[i]).collect())
     };
     let (train_x, train_y) = pick(train_idx);
     let (test_x, test_y) = pick(test_idx);
 
-    // standardize with the training statistics
-    let rows = train_x.len() as f32;
-    let mean: Vec<f32> = (0..f).map(|j| train_x.iter().map(|r| r[j]).sum::<f32>() / rows).collect();
-    let std: Vec<f32> = (0..f)
-        .map(|j| (train_x.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f32>() / rows).sqrt().max(1e-6))
+    // standardize with the training statistics (computed in f64)
+    let rows = train_x.len() as f64;
+    let mean: Vec<f64> = (0..f).map(|j| train_x.iter().map(|r| r[j] as f64).sum::<f64>() / rows).collect();
+    let std: Vec<f64> = (0..f)
+        .map(|j| (train_x.iter().map(|r| (r[j] as f64 - mean[j]).powi(2)).sum::<f64>() / rows).sqrt().max(1e-6))
         .collect();
+    if let Some(j) = (0..f).find(|&j| !((mean[j] as f32).is_finite() && (std[j] as f32).is_finite())) {
+        return Err(format!(
+            "feature column {} has values too large to standardize in float32 (mean {:e}, standard deviation {:e}); rescale that column",
+            j + 1,
+            mean[j],
+            std[j]
+        ));
+    }
+    let mean: Vec<f32> = mean.iter().map(|&v| v as f32).collect();
+    let std: Vec<f32> = std.iter().map(|&v| v as f32).collect();
     let spec = ModelSpec {
         features: f,
         hidden: HIDDEN.to_vec(),
@@ -105,8 +128,8 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
         bar.set_message(format!("{last:.4}"));
         bar.inc(1);
     }
-    bar.finish();
-    println!("final training loss: {last:.4}");
+    bar.finish_and_clear();
+    println!("trained {} steps; final training loss: {last:.4}", args.steps);
 
     // test accuracy
     let tx = Tensor::new(&[test_x.len(), f], spec.standardize(&test_x).concat()).map_err(err)?;
@@ -117,7 +140,6 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
     println!("test accuracy: {accuracy:.3} ({correct}/{} held-out rows)", test_y.len());
 
     // save a TensorFlow checkpoint (model variables and Adam slots)
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let prefix = Saver::new(&graph).and_then(|s| s.save(&session, args.out.join("model.ckpt"))).map_err(err)?;
     std::fs::write(
         args.out.join("model.json"),
@@ -134,8 +156,17 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
     if first != second {
         return Err("two forecasts of the same rows differ".into());
     }
-    println!("forecast (restored model, called twice with identical results):");
     let fp = first.as_slice::<f32>().map_err(err)?;
+    let sp = second.as_slice::<f32>().map_err(err)?;
+    println!("Forecaster: graph built once in new(), checkpoint restored; forecast() called twice:");
+    let fmt = |p: &[f32]| {
+        p.chunks(c)
+            .map(|r| format!("{:?}", r.iter().map(|v| (v * 1000.0).round() / 1000.0).collect::<Vec<_>>()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    println!("  first call:  {}", fmt(fp));
+    println!("  second call: {}  (identical)", fmt(sp));
     for (i, row) in sample.iter().enumerate() {
         let pr = &fp[i * c..(i + 1) * c];
         let k = argmax(pr);
