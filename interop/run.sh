@@ -1,44 +1,110 @@
 #!/usr/bin/env bash
 # run.sh — interop suite: real TensorFlow 2.21 reads what tensorgraph writes.
 #
-#   interop/run.sh                    # build + run `tensorgraph demo --out <fresh tmp dir>`, then check it
-#   interop/run.sh --skip-demo DIR    # only check an existing demo output DIR
-#   TENSORGRAPH_DEMO_DIR=DIR interop/run.sh   # same as --skip-demo DIR
+#   interop/run.sh                         # demo check, then checkpoint check, each on a fresh tmp dir
+#   interop/run.sh --skip-demo DIR         # check an existing demo output DIR instead of running the demo
+#   TENSORGRAPH_DEMO_DIR=DIR interop/run.sh        # same as --skip-demo DIR
+#   interop/run.sh --checkpoints-dir DIR   # check existing write_checkpoints output DIR instead of writing it
 #
-# Steps: interop/setup_venv.sh (TF venv outside the repo, reused when present),
-# the demo (cargo run --release), then interop/check_demo.py DIR, which prints
-# PASS/FAIL per check and `interop: N passed, M failed`. Exits non-zero on failure.
-# A temp dir made here is removed on success and kept (path printed) on failure.
+# Steps: interop/setup_venv.sh (TF venv outside the repo, reused when present);
+# 1. the demo (cargo run --release -- demo), then interop/check_demo.py DIR;
+# 2. cargo run --release --example write_checkpoints -- DIR (every dtype, partitioned
+#    variables, Saver saves with global steps and state files, manifest.json), then
+#    interop/check_checkpoints.py DIR --tensorgraph target/release/tensorgraph.
+# Each check prints PASS/FAIL per check; the suite ends with one line
+# `interop: N passed, M failed` totalling both. Exits non-zero on any failure.
+# Temp dirs made here are removed on success and kept (path printed) on failure.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 
 DEMO_DIR="${TENSORGRAPH_DEMO_DIR:-}"
+CKPT_DIR=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --skip-demo)
       [ $# -ge 2 ] || { echo "run.sh: --skip-demo needs a DIR" >&2; exit 2; }
       DEMO_DIR="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --checkpoints-dir)
+      [ $# -ge 2 ] || { echo "run.sh: --checkpoints-dir needs a DIR" >&2; exit 2; }
+      CKPT_DIR="$2"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
 
 PY="$("$HERE/setup_venv.sh" | tail -n1)"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
+PASSED=0
+FAILED=0
+SUMMARY_RE='^interop: ([0-9]+) passed, ([0-9]+) failed$'
+
+# run_check NAME CMD...: runs a check script, echoing its output except its summary line,
+# whose counts are added to the totals (a script that dies without one counts as 1 failure).
+# Returns the script's exit status.
+run_check() {
+  local name="$1"; shift
+  local status=0 got="" line
+  local log
+  log="$(mktemp "${TMPDIR:-/tmp}/tensorgraph-interop-log.XXXXXX")"
+  "$@" >"$log" || status=$?
+  while IFS= read -r line || [ -n "$line" ]; do
+    if [[ "$line" =~ $SUMMARY_RE ]]; then
+      PASSED=$((PASSED + BASH_REMATCH[1])); FAILED=$((FAILED + BASH_REMATCH[2])); got=1
+      echo "interop ($name): ${BASH_REMATCH[1]} passed, ${BASH_REMATCH[2]} failed"
+    else
+      printf '%s\n' "$line"
+    fi
+  done <"$log"
+  rm -f "$log"
+  if [ -z "$got" ]; then
+    echo "FAIL  $name check exited with status $status without a summary"
+    FAILED=$((FAILED + 1))
+    [ "$status" -ne 0 ] || status=1
+  fi
+  return "$status"
+}
+
+# 1. the demo
 if [ -z "$DEMO_DIR" ]; then
   DEMO_DIR="$(mktemp -d "${TMPDIR:-/tmp}/tensorgraph-interop.XXXXXX")"
   echo "interop: running tensorgraph demo --out $DEMO_DIR" >&2
-  if ! (cd "$ROOT" && cargo run --release --quiet -- demo --out "$DEMO_DIR"); then
+  if (cd "$ROOT" && cargo run --release --quiet -- demo --out "$DEMO_DIR"); then
+    status=0
+    run_check demo "$PY" "$HERE/check_demo.py" "$DEMO_DIR" || status=$?
+    if [ "$status" -eq 0 ]; then rm -rf "$DEMO_DIR"; else echo "interop: demo output kept in $DEMO_DIR" >&2; fi
+  else
     echo "FAIL  tensorgraph demo did not run (output kept in $DEMO_DIR)"
-    echo "interop: 0 passed, 1 failed"
-    exit 1
+    FAILED=$((FAILED + 1))
   fi
-  status=0
-  "$PY" "$HERE/check_demo.py" "$DEMO_DIR" || status=$?
-  if [ "$status" -eq 0 ]; then rm -rf "$DEMO_DIR"; else echo "interop: demo output kept in $DEMO_DIR" >&2; fi
-  exit "$status"
+else
+  run_check demo "$PY" "$HERE/check_demo.py" "$DEMO_DIR" || true
 fi
 
-exec "$PY" "$HERE/check_demo.py" "$DEMO_DIR"
+# 2. checkpoints written by examples/write_checkpoints.rs
+made_ckpt_dir=""
+if [ -z "$CKPT_DIR" ]; then
+  CKPT_DIR="$(mktemp -d "${TMPDIR:-/tmp}/tensorgraph-interop-ckpt.XXXXXX")"
+  made_ckpt_dir=1
+fi
+echo "interop: building tensorgraph and examples/write_checkpoints" >&2
+if ! (cd "$ROOT" && cargo build --release --quiet --bin tensorgraph --example write_checkpoints); then
+  echo "FAIL  cargo build of tensorgraph / write_checkpoints failed"
+  FAILED=$((FAILED + 1))
+elif [ -n "$made_ckpt_dir" ] && ! (echo "interop: writing checkpoints into $CKPT_DIR" >&2 &&
+    cd "$ROOT" && cargo run --release --quiet --example write_checkpoints -- "$CKPT_DIR" >&2); then
+  echo "FAIL  write_checkpoints did not run (output kept in $CKPT_DIR)"
+  FAILED=$((FAILED + 1))
+else
+  status=0
+  run_check checkpoints "$PY" "$HERE/check_checkpoints.py" "$CKPT_DIR" \
+    --tensorgraph "$TARGET_DIR/release/tensorgraph" || status=$?
+  if [ -n "$made_ckpt_dir" ]; then
+    if [ "$status" -eq 0 ]; then rm -rf "$CKPT_DIR"; else echo "interop: checkpoints kept in $CKPT_DIR" >&2; fi
+  fi
+fi
+
+echo "interop: $PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

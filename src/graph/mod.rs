@@ -5,6 +5,7 @@ mod attr;
 pub mod collections;
 #[allow(clippy::module_inception)]
 mod graph;
+mod import;
 mod naming;
 mod node;
 mod scope;

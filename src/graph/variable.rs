@@ -188,13 +188,23 @@ impl Scope {
             .attr("shared_name", "")
             .build()?;
         let reference = var_op.output(0)?;
-        let assign = crate::ops::state::assign(&vs.named("Assign"), &reference, &initial_value)?;
+        let colocate = crate::graph::AttrValue::ListString(vec![format!("loc:@{full}").into_bytes()]);
+        let assign = vs
+            .named("Assign")
+            .op("Assign", "Assign")
+            .input(&reference)
+            .input(&initial_value)
+            .attr("T", dtype)
+            .attr("_class", colocate.clone())
+            .attr("use_locking", true)
+            .attr("validate_shape", true)
+            .build_output()?;
         let read = vs
             .named("read")
             .op("Identity", "Identity")
             .input(&reference)
             .attr("T", dtype)
-            .attr("_class", crate::graph::AttrValue::ListString(vec![format!("loc:@{full}").into_bytes()]))
+            .attr("_class", colocate)
             .build_output()?;
         let v = Variable { value: read, var_op, initializer: assign.op(), initial_value, trainable: opts.trainable };
         let g = self.graph();

@@ -1,3 +1,5 @@
 //! Reading and writing TensorFlow's file formats.
 
 pub mod checkpoint;
+pub mod graph_def;
+pub mod proto;

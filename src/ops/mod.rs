@@ -6,6 +6,7 @@
 //! definitions, one file per family.
 
 pub mod array;
+pub mod conv;
 pub mod io_ops;
 pub mod kernels;
 pub mod math;
@@ -13,6 +14,7 @@ pub mod nn;
 pub mod random;
 pub mod reduction;
 mod registry;
+pub mod shape_ops;
 pub mod state;
 pub mod training;
 pub mod unary;
@@ -23,11 +25,16 @@ use crate::tensor::{DType, Shape, Tensor};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use array::*;
+pub use conv::{avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool};
 pub use math::*;
 pub use nn::*;
 pub use random::{random_normal, random_uniform, truncated_normal};
 pub use reduction::{argmax, reduce_max, reduce_mean};
 pub use registry::{lookup, registered_op_types};
+pub use shape_ops::{
+    concat, concat_dyn, floor_div, floor_mod, gather, gather_dyn, range, range_dyn, reduce_prod, shape_as, slice,
+    slice_dyn, squeeze, stack, tile, tile_dyn, transpose, transpose_dyn, unsorted_segment_sum, unstack,
+};
 pub use state::{assign, assign_add, assign_sub};
 pub use unary::{exp, log, reciprocal, rsqrt, sqrt, square};
 

@@ -17,6 +17,8 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock:
         .chain(super::state::DEFS)
         .chain(super::training::DEFS)
         .chain(super::unary::DEFS)
+        .chain(super::shape_ops::DEFS)
+        .chain(super::conv::DEFS)
     {
         m.insert(def.op_type(), *def);
     }

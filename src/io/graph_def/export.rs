@@ -1,0 +1,73 @@
+//! `Graph` → `GraphDef` (`tf.Graph.as_graph_def`).
+
+use crate::graph::{AttrValue as GraphAttr, Graph, Node};
+use crate::io::proto::{AttrValue, GraphDef, NodeDef, VersionDef};
+use std::sync::Arc;
+
+/// The GraphDef producer version written (TensorFlow 2.21's `TF_GRAPH_DEF_VERSION`).
+pub const GRAPH_DEF_VERSION: i32 = 2474;
+/// The oldest GraphDef consumer version written (`TF_GRAPH_DEF_VERSION_MIN_CONSUMER`, 0:
+/// TensorFlow 2.21 omits the field).
+pub const GRAPH_DEF_VERSION_MIN_CONSUMER: i32 = 0;
+/// The oldest GraphDef producer version accepted on import
+/// (`TF_GRAPH_DEF_VERSION_MIN_PRODUCER`).
+pub const GRAPH_DEF_VERSION_MIN_PRODUCER: i32 = 0;
+
+/// The input string of output `index` of `name`: `name` for output 0, else `name:index`.
+pub(crate) fn input_name(name: &str, index: usize) -> String {
+    if index == 0 {
+        name.to_string()
+    } else {
+        format!("{name}:{index}")
+    }
+}
+
+fn node_def(nodes: &[Arc<Node>], n: &Node, add_shapes: bool) -> NodeDef {
+    let mut input: Vec<String> = n.inputs.iter().map(|&(src, i)| input_name(&nodes[src].name, i)).collect();
+    input.extend(n.control_inputs.iter().map(|&c| format!("^{}", nodes[c].name)));
+    let mut attr: std::collections::BTreeMap<String, AttrValue> =
+        n.attrs.iter().map(|(k, v)| (k.clone(), AttrValue::from_graph(v))).collect();
+    if add_shapes {
+        let shapes = GraphAttr::ListShape(n.outputs.iter().map(|(_, s)| s.clone()).collect());
+        attr.insert("_output_shapes".to_string(), AttrValue::from_graph(&shapes));
+    }
+    NodeDef {
+        name: n.name.clone(),
+        op: n.op_type.clone(),
+        input,
+        device: n.device.clone(),
+        attr,
+        experimental_debug_info: None,
+        experimental_type: None,
+    }
+}
+
+impl Graph {
+    /// The graph as a `GraphDef` (`tf.Graph.as_graph_def()`): every node in creation
+    /// order with its op type, inputs (`name`, `name:1`, then control inputs `^name`),
+    /// device and attrs, and `versions {producer: 2474}` as TensorFlow 2.21 writes.
+    pub fn to_graph_def(&self) -> GraphDef {
+        self.graph_def_impl(false)
+    }
+
+    /// As [`Graph::to_graph_def`], each node also carrying the `_output_shapes` attr with
+    /// its inferred output shapes (`as_graph_def(add_shapes=True)`, as in `.meta` files).
+    pub fn to_graph_def_with_shapes(&self) -> GraphDef {
+        self.graph_def_impl(true)
+    }
+
+    fn graph_def_impl(&self, add_shapes: bool) -> GraphDef {
+        let g = self.read();
+        GraphDef {
+            node: g.nodes.iter().map(|n| node_def(&g.nodes, n, add_shapes)).collect(),
+            library: None,
+            version: 0,
+            versions: Some(VersionDef {
+                producer: GRAPH_DEF_VERSION,
+                min_consumer: GRAPH_DEF_VERSION_MIN_CONSUMER,
+                bad_consumers: Vec::new(),
+            }),
+            debug_info: None,
+        }
+    }
+}

@@ -1,0 +1,512 @@
+//! `GraphDef` → `Graph` (`tf.import_graph_def`).
+
+use super::export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
+use crate::error::{Error, Result};
+use crate::graph::{AttrValue as GraphAttr, Graph, Node, Operation, Output};
+use crate::io::proto::GraphDef;
+use crate::ops::{self, InferCtx};
+use crate::tensor::{DType, Shape};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+/// What [`import_graph_def`] does: the name prefix, which GraphDef tensors to replace by
+/// tensors of the target graph, and which ops and tensors to return.
+/// Mirrors the arguments of `tf.import_graph_def`.
+#[derive(Debug, Clone, Default)]
+pub struct ImportGraphDefOptions {
+    prefix: Option<String>,
+    input_map: Vec<(String, Output)>,
+    control_map: Vec<(String, Operation)>,
+    return_elements: Vec<String>,
+}
+
+impl ImportGraphDefOptions {
+    /// The defaults: prefix `import` (made unique: `import_1`, ...), no input map, no
+    /// return elements.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The name scope to import under (`name=` of `tf.import_graph_def`): made unique in
+    /// the target graph (`import` → `import_1` when used); a name ending in `/` is taken
+    /// exactly; `""` keeps the GraphDef's names unchanged (a clash with an existing op is
+    /// then `InvalidArgument`).
+    pub fn prefix(mut self, prefix: &str) -> Self {
+        self.prefix = Some(prefix.to_string());
+        self
+    }
+
+    /// Replaces the GraphDef tensor `key` (`"x:0"`, or `"x"` for output 0) by `value`, a
+    /// tensor of the target graph, wherever an imported node reads it.
+    pub fn input_map(mut self, key: &str, value: &Output) -> Self {
+        self.input_map.push((canonical_tensor(key), value.clone()));
+        self
+    }
+
+    /// Replaces the control input `^name` of the GraphDef by the target graph's op
+    /// `value` (`key` may be written with or without the `^`).
+    pub fn control_input_map(mut self, key: &str, value: &Operation) -> Self {
+        self.control_map.push((key.trim_start_matches('^').to_string(), value.clone()));
+        self
+    }
+
+    /// Names of GraphDef elements to return, in order: `"op"` gives the imported
+    /// [`Operation`], `"op:0"` the imported (or input-mapped) [`Output`].
+    pub fn return_elements(mut self, names: &[&str]) -> Self {
+        self.return_elements.extend(names.iter().map(|s| s.to_string()));
+        self
+    }
+}
+
+/// One requested return element of an import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReturnElement {
+    /// An op (requested as `"name"`).
+    Operation(Operation),
+    /// A tensor (requested as `"name:index"`).
+    Output(Output),
+}
+
+/// What an import added.
+#[derive(Debug, Clone)]
+pub struct ImportResult {
+    /// The name scope used, without trailing `/` (`import`, `import_1`; `""` for none).
+    pub prefix: String,
+    /// The imported ops, in the order they were added (a topological order).
+    pub operations: Vec<Operation>,
+    /// The requested return elements, in the requested order.
+    pub return_elements: Vec<ReturnElement>,
+}
+
+impl ImportResult {
+    /// Return element `i` as a tensor. Errors: `InvalidArgument` when it is an op or `i`
+    /// is out of range.
+    pub fn output(&self, i: usize) -> Result<Output> {
+        match self.return_elements.get(i) {
+            Some(ReturnElement::Output(o)) => Ok(o.clone()),
+            Some(ReturnElement::Operation(op)) => Err(Error::invalid_argument(format!(
+                "return element {i} is the operation '{}', not a tensor; request '{}:0' for its output",
+                op.name(),
+                op.name()
+            ))),
+            None => Err(self.out_of_range(i)),
+        }
+    }
+
+    /// Return element `i` as an op (a tensor gives its producing op).
+    /// Errors: `InvalidArgument` when `i` is out of range.
+    pub fn operation(&self, i: usize) -> Result<Operation> {
+        match self.return_elements.get(i) {
+            Some(ReturnElement::Operation(op)) => Ok(op.clone()),
+            Some(ReturnElement::Output(o)) => Ok(o.op()),
+            None => Err(self.out_of_range(i)),
+        }
+    }
+
+    fn out_of_range(&self, i: usize) -> Error {
+        Error::invalid_argument(format!(
+            "there is no return element {i}: {} were requested",
+            self.return_elements.len()
+        ))
+    }
+}
+
+/// `"x"` → `"x:0"`; `"x:1"` unchanged.
+fn canonical_tensor(key: &str) -> String {
+    match parse_tensor(key) {
+        (name, Some(i)) => format!("{name}:{i}"),
+        (name, None) => format!("{name}:0"),
+    }
+}
+
+/// Splits `name:index` (index digits only); `None` when there is no index.
+fn parse_tensor(s: &str) -> (&str, Option<usize>) {
+    if let Some((name, idx)) = s.rsplit_once(':') {
+        if !idx.is_empty() && idx.bytes().all(|b| b.is_ascii_digit()) {
+            if let Ok(i) = idx.parse() {
+                return (name, Some(i));
+            }
+        }
+    }
+    (s, None)
+}
+
+/// A parsed NodeDef input.
+enum Input<'a> {
+    Data(&'a str, usize),
+    Control(&'a str),
+}
+
+/// Imports `graph_def` into `graph` with TensorFlow's semantics (`tf.import_graph_def`):
+/// nodes may come in any order (they are added in a topological order), every op type is
+/// checked against the registry, each node goes through shape and dtype inference, names
+/// get the prefix (`import/...` by default), `_class` colocation entries (`loc:@v1`) are
+/// rewritten with it, and imported names are marked used in the graph's name table.
+/// On any error the graph is left unchanged.
+///
+/// Errors: `Unimplemented` naming the first node (in GraphDef order) whose op type
+/// tensorgraph lacks; `InvalidArgument` for a duplicate node name, an input naming a node
+/// missing from the GraphDef, a data input after a control input, a cycle (naming its
+/// nodes), an output index past the source's outputs, an input-map key the GraphDef does
+/// not have, an input-map value from another graph or of the wrong dtype, a return element
+/// not in the GraphDef, a name clash under prefix `""`, a GraphDef whose version this
+/// producer cannot consume, and attrs or shapes that inference rejects.
+pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGraphDefOptions) -> Result<ImportResult> {
+    check_versions(graph_def)?;
+    let nodes = &graph_def.node;
+    // index and validate
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
+    for (i, n) in nodes.iter().enumerate() {
+        if n.name.is_empty() {
+            return Err(Error::invalid_argument(format!("Node {i} of the GraphDef (op '{}') has no name", n.op)));
+        }
+        if index.insert(n.name.as_str(), i).is_some() {
+            return Err(Error::invalid_argument(format!("Node '{}' is not unique", n.name)));
+        }
+    }
+    let mut defs = Vec::with_capacity(nodes.len());
+    for n in nodes {
+        defs.push(ops::lookup(&n.op).map_err(|e| e.context(format!("node '{}' (op '{}')", n.name, n.op)))?);
+    }
+    let input_map: HashMap<&str, &Output> = options.input_map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let control_map: HashMap<&str, &Operation> = options.control_map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    for (k, v) in &options.input_map {
+        if !v.graph().same(graph) {
+            return Err(Error::invalid_argument(format!(
+                "input_map value for '{k}' ({}) is not a tensor of the graph being imported into",
+                v.name()
+            )));
+        }
+    }
+    for (k, v) in &options.control_map {
+        if !v.graph().same(graph) {
+            return Err(Error::invalid_argument(format!(
+                "input_map value for '^{k}' ({}) is not an op of the graph being imported into",
+                v.name()
+            )));
+        }
+    }
+    let mut parsed: Vec<Vec<Input>> = Vec::with_capacity(nodes.len());
+    let mut used_keys: HashMap<String, bool> = HashMap::new();
+    for n in nodes {
+        let mut ins = Vec::with_capacity(n.input.len());
+        let mut seen_control = false;
+        for s in &n.input {
+            let input = if let Some(c) = s.strip_prefix('^') {
+                seen_control = true;
+                if control_map.contains_key(c) {
+                    used_keys.insert(format!("^{c}"), true);
+                } else if !index.contains_key(c) {
+                    return Err(unknown_input(&n.name, s));
+                }
+                Input::Control(c)
+            } else {
+                if seen_control {
+                    return Err(Error::invalid_argument(format!(
+                        "Node '{}': Control dependencies must come after regular dependencies (input '{s}')",
+                        n.name
+                    )));
+                }
+                let (src, idx) = parse_tensor(s);
+                let idx = idx.unwrap_or(0);
+                let key = format!("{src}:{idx}");
+                if input_map.contains_key(key.as_str()) {
+                    used_keys.insert(key, true);
+                } else if !index.contains_key(src) {
+                    return Err(unknown_input(&n.name, s));
+                }
+                Input::Data(src, idx)
+            };
+            ins.push(input);
+        }
+        parsed.push(ins);
+    }
+    let mut missing: Vec<String> = Vec::new();
+    for (k, _) in &options.input_map {
+        let (src, _) = parse_tensor(k);
+        if !index.contains_key(src) && !used_keys.contains_key(k) {
+            missing.push(k.clone());
+        }
+    }
+    for (k, _) in &options.control_map {
+        if !index.contains_key(k.as_str()) && !used_keys.contains_key(&format!("^{k}")) {
+            missing.push(format!("^{k}"));
+        }
+    }
+    if !missing.is_empty() {
+        return Err(Error::invalid_argument(format!(
+            "Attempted to map inputs that were not found in graph_def: [{}]",
+            missing.join(", ")
+        )));
+    }
+    for r in &options.return_elements {
+        let (src, idx) = parse_tensor(r);
+        let found = index.contains_key(src) || (idx.is_some() && input_map.contains_key(canonical_tensor(r).as_str()));
+        if !found {
+            let what = if idx.is_some() { "tensor" } else { "node" };
+            return Err(Error::invalid_argument(format!("Requested return {what} '{r}' not found in graph_def")));
+        }
+    }
+    let order = topological_order(graph_def, &index, &parsed, &input_map, &control_map)?;
+
+    // the name scope (TensorFlow enters it before importing, marking it used)
+    let requested = options.prefix.as_deref().unwrap_or("import");
+    let prefix = if requested.is_empty() {
+        String::new()
+    } else if let Some(exact) = requested.strip_suffix('/') {
+        exact.to_string()
+    } else {
+        graph.write().names.unique(requested)
+    };
+    let full = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
+
+    for _attempt in 0..8 {
+        let (scratch, base) = graph.scratch_copy();
+        {
+            let g = scratch.read();
+            for n in nodes {
+                let name = full(&n.name);
+                if g.by_name.contains_key(&name) {
+                    let hint = if prefix.is_empty() {
+                        "; import with a prefix (the default is \"import\") or into a new graph"
+                    } else {
+                        ""
+                    };
+                    return Err(Error::invalid_argument(format!("Node '{name}' already exists in the graph{hint}")));
+                }
+            }
+        }
+        let mut ids: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
+        for &i in &order {
+            let n = &nodes[i];
+            let name = full(&n.name);
+            let ctx_err = |e: Error| e.context(format!("node '{}' (op '{}')", n.name, n.op));
+            let mut attrs: BTreeMap<String, GraphAttr> = BTreeMap::new();
+            for (k, v) in &n.attr {
+                let v = v.to_graph().map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?;
+                attrs.insert(k.clone(), v);
+            }
+            if !prefix.is_empty() {
+                if let Some(GraphAttr::ListString(locs)) = attrs.get_mut("_class") {
+                    for loc in locs.iter_mut() {
+                        if let Some(rest) = loc.strip_prefix(b"loc:@") {
+                            let mut v = format!("loc:@{prefix}/").into_bytes();
+                            v.extend_from_slice(rest);
+                            *loc = v;
+                        }
+                    }
+                }
+            }
+            let mut inputs = Vec::new();
+            let mut control_inputs = Vec::new();
+            for input in &parsed[i] {
+                match *input {
+                    Input::Data(src, idx) => {
+                        if let Some(o) = input_map.get(format!("{src}:{idx}").as_str()) {
+                            inputs.push((o.op, o.index));
+                        } else {
+                            let id = ids[src];
+                            let n_out = scratch.read().nodes[id].outputs.len();
+                            if idx >= n_out {
+                                return Err(Error::invalid_argument(format!(
+                                    "Node '{}': Connecting to invalid output {idx} of source node {src} which has {n_out} outputs",
+                                    n.name
+                                )));
+                            }
+                            inputs.push((id, idx));
+                        }
+                    }
+                    Input::Control(c) => {
+                        let id = match control_map.get(c) {
+                            Some(op) => op.id,
+                            None => ids[c],
+                        };
+                        if !control_inputs.contains(&id) {
+                            control_inputs.push(id);
+                        }
+                    }
+                }
+            }
+            let input_types: Vec<(DType, Shape)> = {
+                let g = scratch.read();
+                inputs.iter().map(|&(src, idx)| g.nodes[src].outputs[idx].clone()).collect()
+            };
+            let mut node = Node {
+                name,
+                op_type: n.op.clone(),
+                inputs,
+                control_inputs,
+                attrs,
+                outputs: Vec::new(),
+                device: n.device.clone(),
+            };
+            let ctx = InferCtx { graph: &scratch, node: &node, inputs: &input_types };
+            node.outputs = defs[i].infer(&ctx).map_err(ctx_err)?;
+            let op = scratch.insert_node(node);
+            ids.insert(n.name.as_str(), op.id);
+        }
+        check_mapped_dtypes(graph_def, &scratch, &ids, &input_map, &full)?;
+        let mut return_elements = Vec::with_capacity(options.return_elements.len());
+        for r in &options.return_elements {
+            return_elements.push(return_element(&scratch, r, &ids, &input_map)?);
+        }
+        if !graph.commit_scratch(&scratch, base) {
+            continue;
+        }
+        // the handles were made on the scratch copy; ids are the same in `graph`
+        let rehome = |op: &Operation| Operation { graph: graph.clone(), id: op.id };
+        let return_elements = return_elements
+            .into_iter()
+            .map(|e| match e {
+                ReturnElement::Operation(op) => ReturnElement::Operation(rehome(&op)),
+                ReturnElement::Output(o) if o.graph().same(&scratch) => {
+                    ReturnElement::Output(Output { graph: graph.clone(), op: o.op, index: o.index })
+                }
+                other => other,
+            })
+            .collect();
+        let operations = order.iter().map(|&i| Operation { graph: graph.clone(), id: ids[nodes[i].name.as_str()] });
+        return Ok(ImportResult { prefix, operations: operations.collect(), return_elements });
+    }
+    Err(Error::failed_precondition("the graph kept changing while a GraphDef was imported into it; retry the import"))
+}
+
+fn unknown_input(node: &str, input: &str) -> Error {
+    Error::invalid_argument(format!("Node '{node}': Unknown input node '{input}'"))
+}
+
+fn check_versions(gd: &GraphDef) -> Result<()> {
+    let Some(v) = &gd.versions else { return Ok(()) };
+    if v.producer < GRAPH_DEF_VERSION_MIN_PRODUCER {
+        return Err(Error::invalid_argument(format!(
+            "GraphDef producer version {} below min producer {GRAPH_DEF_VERSION_MIN_PRODUCER} supported by tensorgraph (TensorFlow GraphDef version {GRAPH_DEF_VERSION})",
+            v.producer
+        )));
+    }
+    if v.min_consumer > GRAPH_DEF_VERSION {
+        return Err(Error::invalid_argument(format!(
+            "GraphDef min consumer version {} above current version {GRAPH_DEF_VERSION} for tensorgraph; the graph was written by a newer TensorFlow",
+            v.min_consumer
+        )));
+    }
+    if v.bad_consumers.contains(&GRAPH_DEF_VERSION) {
+        return Err(Error::invalid_argument(format!(
+            "GraphDef disallows consumer version {GRAPH_DEF_VERSION} (the version tensorgraph implements)"
+        )));
+    }
+    Ok(())
+}
+
+/// Kahn's algorithm, taking ready nodes in GraphDef order; mapped inputs are no edges.
+fn topological_order(
+    gd: &GraphDef,
+    index: &HashMap<&str, usize>,
+    parsed: &[Vec<Input>],
+    input_map: &HashMap<&str, &Output>,
+    control_map: &HashMap<&str, &Operation>,
+) -> Result<Vec<usize>> {
+    let n = gd.node.len();
+    let mut pending = vec![0usize; n];
+    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, ins) in parsed.iter().enumerate() {
+        for input in ins {
+            let src = match *input {
+                Input::Data(src, idx) if !input_map.contains_key(format!("{src}:{idx}").as_str()) => src,
+                Input::Control(c) if !control_map.contains_key(c) => c,
+                _ => continue,
+            };
+            let s = index[src];
+            pending[i] += 1;
+            consumers[s].push(i);
+        }
+    }
+    let mut ready: BinaryHeap<Reverse<usize>> = (0..n).filter(|&i| pending[i] == 0).map(Reverse).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse(i)) = ready.pop() {
+        order.push(i);
+        for &c in &consumers[i] {
+            pending[c] -= 1;
+            if pending[c] == 0 {
+                ready.push(Reverse(c));
+            }
+        }
+    }
+    if order.len() < n {
+        let stuck: Vec<&str> = (0..n).filter(|&i| pending[i] > 0).map(|i| gd.node[i].name.as_str()).collect();
+        let shown = stuck.iter().take(20).copied().collect::<Vec<_>>().join("', '");
+        let more = if stuck.len() > 20 { format!(" and {} more", stuck.len() - 20) } else { String::new() };
+        return Err(Error::invalid_argument(format!(
+            "GraphDef contains a cycle: {} node(s) are on or after it: '{shown}'{more} (TF1 while loops need control flow ops tensorgraph lacks)",
+            stuck.len()
+        )));
+    }
+    Ok(order)
+}
+
+/// An input-mapped tensor must have the dtype of the GraphDef tensor it replaces.
+fn check_mapped_dtypes(
+    gd: &GraphDef,
+    scratch: &Graph,
+    ids: &HashMap<&str, usize>,
+    input_map: &HashMap<&str, &Output>,
+    full: &dyn Fn(&str) -> String,
+) -> Result<()> {
+    for (key, out) in input_map {
+        let (src, idx) = parse_tensor(key);
+        let Some(&id) = ids.get(src) else { continue };
+        let g = scratch.read();
+        let Some((want, _)) = g.nodes[id].outputs.get(idx.unwrap_or(0)).cloned() else {
+            return Err(Error::invalid_argument(format!(
+                "input_map key '{key}' names output {} of node '{src}', which has {} output(s)",
+                idx.unwrap_or(0),
+                g.nodes[id].outputs.len()
+            )));
+        };
+        let got = g.nodes[out.op].outputs[out.index].0;
+        if got != want {
+            let consumer = gd
+                .node
+                .iter()
+                .find(|n| n.input.iter().any(|i| canonical_tensor(i) == *key))
+                .map(|n| full(&n.name))
+                .unwrap_or_else(|| full(src));
+            return Err(Error::invalid_argument(format!(
+                "Input '{key}' of node {consumer} was passed {got} from {} incompatible with expected {want}",
+                out.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn return_element(
+    graph: &Graph,
+    r: &str,
+    ids: &HashMap<&str, usize>,
+    input_map: &HashMap<&str, &Output>,
+) -> Result<ReturnElement> {
+    let (src, idx) = parse_tensor(r);
+    match idx {
+        Some(i) => {
+            if let Some(o) = input_map.get(format!("{src}:{i}").as_str()) {
+                return Ok(ReturnElement::Output((*o).clone()));
+            }
+            let op = Operation { graph: graph.clone(), id: ids[src] };
+            let n = op.num_outputs();
+            if i >= n {
+                return Err(Error::invalid_argument(format!(
+                    "Invalid return output {i} of node '{src}', which has {n} output(s)"
+                )));
+            }
+            Ok(ReturnElement::Output(op.output(i)?))
+        }
+        None => Ok(ReturnElement::Operation(Operation { graph: graph.clone(), id: ids[src] })),
+    }
+}
+
+impl Graph {
+    /// Imports `graph_def` into this graph; see [`import_graph_def`].
+    pub fn import_graph_def(&self, graph_def: &GraphDef, options: &ImportGraphDefOptions) -> Result<ImportResult> {
+        import_graph_def(self, graph_def, options)
+    }
+}

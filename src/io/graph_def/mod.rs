@@ -1,0 +1,42 @@
+//! Graphs in TensorFlow's formats: [`Graph::to_graph_def`](crate::Graph::to_graph_def)
+//! exports a graph as a `GraphDef` (`tf.Graph.as_graph_def`), and [`import_graph_def`]
+//! adds a `GraphDef` (a frozen `.pb`, or a `.meta` file's `graph_def`) to a graph with
+//! the semantics of `tf.import_graph_def`: name prefix, input map, return elements.
+//!
+//! ```no_run
+//! use tensorgraph::io::graph_def::{import_graph_def, read_graph_def, ImportGraphDefOptions};
+//! use tensorgraph::{Graph, Session};
+//! # fn main() -> tensorgraph::Result<()> {
+//! let gd = read_graph_def("frozen.pb")?;
+//! let graph = Graph::new();
+//! let r = import_graph_def(&graph, &gd, &ImportGraphDefOptions::new().return_elements(&["add_1:0"]))?;
+//! let sess = Session::new(&graph)?;
+//! let v = sess.run(&[], &[&r.output(0)?], &[])?; // "import/add_1:0"
+//! # Ok(()) }
+//! ```
+
+mod export;
+mod import;
+
+pub use export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER};
+pub use import::{import_graph_def, ImportGraphDefOptions, ImportResult, ReturnElement};
+
+use crate::error::{Error, Result};
+use crate::io::proto::GraphDef;
+use std::path::Path;
+
+/// Reads a binary `GraphDef` file (a frozen `.pb`).
+/// Errors: `NotFound` for a missing file; `DataLoss` when it is not a `GraphDef`.
+pub fn read_graph_def(path: impl AsRef<Path>) -> Result<GraphDef> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
+    GraphDef::from_bytes(&bytes).map_err(|e| e.context(path.display()))
+}
+
+/// Writes `graph_def` as a binary file (`tf.io.write_graph(..., as_text=False)`).
+/// Errors: the file system's, with the path.
+pub fn write_graph_def(graph_def: &GraphDef, path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    std::fs::write(path, graph_def.to_bytes())
+        .map_err(|e| Error::from(e).context(format!("writing {}", path.display())))
+}

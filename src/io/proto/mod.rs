@@ -1,0 +1,35 @@
+//! TensorFlow's graph protobuf messages as hand-written `prost` structs (no protoc):
+//! `DataType` (as `i32`), `TensorShapeProto`, `TensorProto`, `AttrValue`, `NodeDef`,
+//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts. Field numbers come from
+//! TensorFlow 2.21's descriptors (formats.md §3).
+//!
+//! Encoding gives TensorFlow's bytes: fields in number order, proto3 defaults omitted,
+//! sub-messages and oneof members written when set, repeated numbers packed, and map
+//! entries (`NodeDef.attr`, `MetaGraphDef.collection_def`, ...) in the order TensorFlow's
+//! deterministic serialization uses ([`tf_key_order`]). Messages TensorFlow nests that
+//! tensorgraph does not interpret (`FunctionDef`, `FullTypeDef`, `SavedObjectGraph`,
+//! `GraphDebugInfo`, resource handles) are kept as their serialized bytes, so they
+//! round-trip unchanged. Unknown fields are skipped when reading.
+
+mod attr_value;
+mod graph;
+mod meta_graph;
+mod op_def;
+mod tensor;
+mod types;
+mod wire;
+
+pub use attr_value::{AttrValue, ListValue, NameAttrList, Value as AttrValueKind};
+pub use graph::{ExperimentalDebugInfo, FunctionDefLibrary, GraphDef, NodeDef, VersionDef};
+pub use meta_graph::{
+    Any, AnyList, AssetFileDef, BytesList, CollectionDef, CooSparse, Encoding as TensorInfoEncoding, FloatList,
+    Int64List, Kind as CollectionKind, MetaGraphDef, MetaInfoDef, NodeList, SaveSliceInfoDef, SaverDef, SignatureDef,
+    TensorInfo, VariableDef, SAVER_DEF_V2,
+};
+pub use op_def::{ArgDef, AttrDef, DtypeAndShape, OpDef, OpDeprecation, OpList};
+pub use tensor::TensorProto;
+pub use types::{
+    data_type_name, dtype_from_proto, dtype_to_proto, Dim, TensorShapeProto, DT_INVALID, DT_REF_OFFSET, DT_RESOURCE,
+    DT_VARIANT,
+};
+pub use wire::tf_key_order;

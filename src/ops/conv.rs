@@ -1,0 +1,854 @@
+//! Convolution and pooling (TensorFlow's `nn_ops`), NHWC only: Conv2D with its gradient
+//! ops Conv2DBackpropInput and Conv2DBackpropFilter, MaxPool/MaxPoolGrad and
+//! AvgPool/AvgPoolGrad. Conv2D runs as im2col + matrix product.
+//!
+//! Not supported (errors `Unimplemented` naming the op): `data_format = "NCHW"`,
+//! `padding = "EXPLICIT"`, dilations other than 1, grouped convolutions.
+
+use super::array::int_values;
+use super::kernels::{matmul as matmul_kernel, Float, Num};
+use super::{GradCtx, InferCtx, KernelCtx, OpDef};
+use crate::error::{Error, Result};
+use crate::graph::{AttrValue, Node, Output, Scope};
+use crate::tensor::{fmt_dims, DType, Shape, Tensor};
+
+pub(super) static DEFS: &[&dyn OpDef] =
+    &[&Conv2D, &Conv2DBackpropInput, &Conv2DBackpropFilter, &Pool::MAX, &Pool::AVG, &MaxPoolGrad, &AvgPoolGrad];
+
+const FLOATS: &[DType] = &[DType::Float, DType::Double];
+const NUMBERS: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::Int64];
+
+// ---------------------------------------------------------------- attrs and geometry
+
+fn list_int(node: &Node, name: &str) -> Result<Option<Vec<i64>>> {
+    match node.attrs.get(name) {
+        None => Ok(None),
+        Some(AttrValue::ListInt(v)) => Ok(Some(v.clone())),
+        Some(v) => Err(Error::invalid_argument(format!(
+            "attr '{name}' of op '{}' ({}) should be a list of ints, got {v:?}",
+            node.name, node.op_type
+        ))),
+    }
+}
+
+fn string_attr(node: &Node, name: &str, default: &str) -> Result<String> {
+    match node.attrs.get(name) {
+        None => Ok(default.to_string()),
+        Some(AttrValue::String(s)) => Ok(String::from_utf8_lossy(s).into_owned()),
+        Some(v) => Err(Error::invalid_argument(format!(
+            "attr '{name}' of op '{}' ({}) should be a string, got {v:?}",
+            node.name, node.op_type
+        ))),
+    }
+}
+
+/// The window attrs shared by the convolution and pooling ops.
+#[derive(Clone, Copy)]
+struct Attrs {
+    /// (kernel h, kernel w) for pooling (`ksize`); unused for Conv2D.
+    ksize: (usize, usize),
+    strides: (usize, usize),
+    same: bool,
+}
+
+/// Reads `strides`, `padding`, `data_format`, `dilations` (and `ksize` when `pool`).
+fn read_attrs(node: &Node, pool: bool) -> Result<Attrs> {
+    let fmt = string_attr(node, "data_format", "NHWC")?;
+    if fmt != "NHWC" {
+        return Err(Error::unimplemented(format!(
+            "{} '{}' with data_format {fmt}: tensorgraph supports NHWC only (transpose NCHW inputs to NHWC first)",
+            node.op_type, node.name
+        )));
+    }
+    let padding = string_attr(node, "padding", "")?;
+    let same = match padding.as_str() {
+        "SAME" => true,
+        "VALID" => false,
+        "EXPLICIT" => {
+            return Err(Error::unimplemented(format!(
+                "{} '{}' with padding EXPLICIT: tensorgraph supports SAME and VALID only",
+                node.op_type, node.name
+            )))
+        }
+        p => {
+            return Err(Error::invalid_argument(format!(
+                "{} '{}': padding must be SAME or VALID, got {p:?}",
+                node.op_type, node.name
+            )))
+        }
+    };
+    let four = |name: &str, v: Option<Vec<i64>>| -> Result<Option<(usize, usize)>> {
+        let Some(v) = v else { return Ok(None) };
+        if v.len() != 4 || v.iter().any(|&x| x < 1) {
+            return Err(Error::invalid_argument(format!(
+                "{} '{}': {name} must have 4 positive entries, got {v:?}",
+                node.op_type, node.name
+            )));
+        }
+        if v[0] != 1 || v[3] != 1 {
+            return Err(Error::unimplemented(format!(
+                "{} '{}': {name} {v:?} in the batch or depth dimension is not supported (must be 1)",
+                node.op_type, node.name
+            )));
+        }
+        Ok(Some((v[1] as usize, v[2] as usize)))
+    };
+    let strides = four("strides", list_int(node, "strides")?)?.ok_or_else(|| {
+        Error::invalid_argument(format!("op '{}' ({}) has no attr 'strides'", node.name, node.op_type))
+    })?;
+    if let Some(d) = list_int(node, "dilations")? {
+        if d.iter().any(|&x| x != 1) {
+            return Err(Error::unimplemented(format!(
+                "{} '{}' with dilations {d:?}: tensorgraph supports dilations of 1 only",
+                node.op_type, node.name
+            )));
+        }
+    }
+    let ksize = if pool {
+        four("ksize", list_int(node, "ksize")?)?.ok_or_else(|| {
+            Error::invalid_argument(format!("op '{}' ({}) has no attr 'ksize'", node.name, node.op_type))
+        })?
+    } else {
+        (1, 1)
+    };
+    Ok(Attrs { ksize, strides, same })
+}
+
+/// Output size and padding before, for one spatial dimension (TensorFlow's
+/// `GetWindowedOutputSize`). Errors: `InvalidArgument` when VALID and the window is larger
+/// than the input.
+fn out_dim(input: usize, k: usize, stride: usize, same: bool) -> Result<(usize, usize)> {
+    if same {
+        let out = input.div_ceil(stride);
+        let total = ((out.max(1) - 1) * stride + k).saturating_sub(input);
+        Ok((out, total / 2))
+    } else if input < k {
+        Err(Error::invalid_argument(format!(
+            "Computed output size would be negative: {} [input_size: {input}, effective_filter_size: {k}, stride: {stride}]",
+            (input as i64 - k as i64 + stride as i64) / stride as i64 - (input < k) as i64
+        )))
+    } else {
+        Ok(((input - k) / stride + 1, 0))
+    }
+}
+
+/// Geometry of one NHWC window op.
+#[derive(Clone, Copy, Debug)]
+struct Geom {
+    n: usize,
+    h: usize,
+    w: usize,
+    c: usize,
+    kh: usize,
+    kw: usize,
+    sh: usize,
+    sw: usize,
+    oh: usize,
+    ow: usize,
+    pt: usize,
+    pl: usize,
+}
+
+impl Geom {
+    fn new(input: &[usize], kh: usize, kw: usize, a: &Attrs) -> Result<Geom> {
+        let [n, h, w, c] = *input else {
+            return Err(Error::invalid_argument(format!("input must be 4-dimensional, got {}", fmt_dims(input))));
+        };
+        let (sh, sw) = a.strides;
+        let (oh, pt) = out_dim(h, kh, sh, a.same)?;
+        let (ow, pl) = out_dim(w, kw, sw, a.same)?;
+        Ok(Geom { n, h, w, c, kh, kw, sh, sw, oh, ow, pt, pl })
+    }
+    /// Input row/column of output `o` at window offset `k`, when inside the input.
+    #[inline]
+    fn iy(&self, oy: usize, ky: usize) -> Option<usize> {
+        (oy * self.sh + ky).checked_sub(self.pt).filter(|&y| y < self.h)
+    }
+    #[inline]
+    fn ix(&self, ox: usize, kx: usize) -> Option<usize> {
+        (ox * self.sw + kx).checked_sub(self.pl).filter(|&x| x < self.w)
+    }
+}
+
+/// Partial output dim of a window op from a partial input dim.
+fn out_dim_partial(input: Option<usize>, k: Option<usize>, stride: usize, same: bool) -> Result<Option<usize>> {
+    match (input, k) {
+        (Some(i), Some(k)) => Ok(Some(out_dim(i, k, stride, same)?.0)),
+        (Some(i), None) if same => Ok(Some(i.div_ceil(stride))),
+        _ => Ok(None),
+    }
+}
+
+fn check_rank4(s: &Shape, what: &str) -> Result<Option<Vec<Option<usize>>>> {
+    match s.dims() {
+        None => Ok(None),
+        Some(d) if d.len() == 4 => Ok(Some(d.to_vec())),
+        Some(d) => Err(Error::invalid_argument(format!("{what} must be 4-dimensional, but is rank {} ({s})", d.len()))),
+    }
+}
+
+fn shape_vec(t: &Tensor, what: &str) -> Result<Vec<usize>> {
+    let v = int_values(t)?;
+    if v.len() != 4 || v.iter().any(|&d| d < 0) {
+        return Err(Error::invalid_argument(format!("{what} must be 4 non-negative sizes, got {v:?}")));
+    }
+    Ok(v.iter().map(|&d| d as usize).collect())
+}
+
+// ---------------------------------------------------------------- im2col
+
+/// Rows `[oh*ow]` of patches `[kh*kw*c]` of image `img` (zeros outside the input).
+fn im2col<T: Num>(x: &[T], g: &Geom, img: usize, out: &mut Vec<T>) {
+    let c = g.c;
+    let base = img * g.h * g.w * c;
+    for oy in 0..g.oh {
+        for ox in 0..g.ow {
+            for ky in 0..g.kh {
+                let iy = g.iy(oy, ky);
+                for kx in 0..g.kw {
+                    match (iy, g.ix(ox, kx)) {
+                        (Some(iy), Some(ix)) => {
+                            let s = base + (iy * g.w + ix) * c;
+                            out.extend_from_slice(&x[s..s + c]);
+                        }
+                        _ => out.extend(std::iter::repeat_n(T::ZERO, c)),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Adds patch gradients `cols` (`[oh*ow, kh*kw*c]` for image `img`) back into `dx`.
+fn col2im<T: Num>(cols: &[T], g: &Geom, img: usize, dx: &mut [T]) {
+    let c = g.c;
+    let base = img * g.h * g.w * c;
+    let mut p = 0;
+    for oy in 0..g.oh {
+        for ox in 0..g.ow {
+            for ky in 0..g.kh {
+                let iy = g.iy(oy, ky);
+                for kx in 0..g.kw {
+                    if let (Some(iy), Some(ix)) = (iy, g.ix(ox, kx)) {
+                        let s = base + (iy * g.w + ix) * c;
+                        for (d, &v) in dx[s..s + c].iter_mut().zip(&cols[p..p + c]) {
+                            *d += v;
+                        }
+                    }
+                    p += c;
+                }
+            }
+        }
+    }
+}
+
+/// Images per im2col batch: keeps the patch matrix near 8M elements.
+fn images_per_chunk(g: &Geom) -> usize {
+    let per = (g.oh * g.ow * g.kh * g.kw * g.c).max(1);
+    (8_000_000 / per).clamp(1, g.n.max(1))
+}
+
+fn conv_forward<T: Float>(x: &Tensor, f: &Tensor, g: &Geom, o: usize) -> Result<Tensor> {
+    let xv = x.as_slice::<T>()?;
+    let k = g.kh * g.kw * g.c;
+    let fm = f.reshape(&[k, o])?;
+    let mut out: Vec<T> = Vec::with_capacity(g.n * g.oh * g.ow * o);
+    let chunk = images_per_chunk(g);
+    let mut img = 0;
+    while img < g.n {
+        let end = (img + chunk).min(g.n);
+        let mut cols = Vec::with_capacity((end - img) * g.oh * g.ow * k);
+        for i in img..end {
+            im2col(xv, g, i, &mut cols);
+        }
+        let rows = (end - img) * g.oh * g.ow;
+        let y = matmul_kernel(&Tensor::new(&[rows, k], cols)?, &fm, false, false)?;
+        out.extend_from_slice(y.as_slice::<T>()?);
+        img = end;
+    }
+    Tensor::new(&[g.n, g.oh, g.ow, o], out)
+}
+
+fn conv_backprop_input<T: Float>(f: &Tensor, dy: &Tensor, g: &Geom, o: usize) -> Result<Tensor> {
+    let k = g.kh * g.kw * g.c;
+    let fm = f.reshape(&[k, o])?;
+    let rows = g.oh * g.ow;
+    let mut dx = vec![T::ZERO; g.n * g.h * g.w * g.c];
+    let dyv = dy.as_slice::<T>()?;
+    let chunk = images_per_chunk(g);
+    let mut img = 0;
+    while img < g.n {
+        let end = (img + chunk).min(g.n);
+        let d = Tensor::new(&[(end - img) * rows, o], dyv[img * rows * o..end * rows * o].to_vec())?;
+        let cols = matmul_kernel(&d, &fm, false, true)?;
+        let cv = cols.as_slice::<T>()?;
+        for i in img..end {
+            col2im(&cv[(i - img) * rows * k..(i - img + 1) * rows * k], g, i, &mut dx);
+        }
+        img = end;
+    }
+    Tensor::new(&[g.n, g.h, g.w, g.c], dx)
+}
+
+fn conv_backprop_filter<T: Float>(x: &Tensor, dy: &Tensor, g: &Geom, o: usize) -> Result<Tensor> {
+    let xv = x.as_slice::<T>()?;
+    let k = g.kh * g.kw * g.c;
+    let rows = g.oh * g.ow;
+    let dyv = dy.as_slice::<T>()?;
+    let mut acc = vec![T::ZERO; k * o];
+    let chunk = images_per_chunk(g);
+    let mut img = 0;
+    while img < g.n {
+        let end = (img + chunk).min(g.n);
+        let mut cols = Vec::with_capacity((end - img) * rows * k);
+        for i in img..end {
+            im2col(xv, g, i, &mut cols);
+        }
+        let pm = Tensor::new(&[(end - img) * rows, k], cols)?;
+        let d = Tensor::new(&[(end - img) * rows, o], dyv[img * rows * o..end * rows * o].to_vec())?;
+        let part = matmul_kernel(&pm, &d, true, false)?;
+        for (a, &v) in acc.iter_mut().zip(part.as_slice::<T>()?) {
+            *a += v;
+        }
+        img = end;
+    }
+    Tensor::new(&[g.kh, g.kw, g.c, o], acc)
+}
+
+// ---------------------------------------------------------------- Conv2D
+
+/// Checks input `[N,H,W,C]` against filter `[KH,KW,C,O]` and returns the geometry and O.
+fn conv_geom(input: &[usize], filter: &[usize], a: &Attrs) -> Result<(Geom, usize)> {
+    if input.len() != 4 || filter.len() != 4 {
+        return Err(Error::invalid_argument(format!(
+            "input and filter must be 4-dimensional: input {}, filter {}",
+            fmt_dims(input),
+            fmt_dims(filter)
+        )));
+    }
+    if input[3] != filter[2] {
+        return Err(Error::invalid_argument(format!(
+            "input depth must equal filter in_depth: {} vs {} (input {}, filter {}; grouped convolution is not supported)",
+            input[3],
+            filter[2],
+            fmt_dims(input),
+            fmt_dims(filter)
+        )));
+    }
+    Ok((Geom::new(input, filter[0], filter[1], a)?, filter[3]))
+}
+
+/// Partial output shape of Conv2D.
+fn conv_infer(x: &Shape, f: &Shape, a: &Attrs) -> Result<Shape> {
+    let xd = check_rank4(x, "input")?;
+    let fd = check_rank4(f, "filter")?;
+    if let (Some(xd), Some(fd)) = (&xd, &fd) {
+        if let (Some(c), Some(fc)) = (xd[3], fd[2]) {
+            if c != fc {
+                return Err(Error::invalid_argument(format!(
+                    "Depth of input ({c}) must equal the filter's in_depth ({fc}) for input {x} and filter {f}"
+                )));
+            }
+        }
+    }
+    let xd = xd.unwrap_or_else(|| vec![None; 4]);
+    let fd = fd.unwrap_or_else(|| vec![None; 4]);
+    let oh = out_dim_partial(xd[1], fd[0], a.strides.0, a.same)
+        .map_err(|e| e.context(format!("Conv2D of input {x} with filter {f}")))?;
+    let ow = out_dim_partial(xd[2], fd[1], a.strides.1, a.same)
+        .map_err(|e| e.context(format!("Conv2D of input {x} with filter {f}")))?;
+    Ok(Shape::partial(&[xd[0], oh, ow, fd[3]]))
+}
+
+/// `Conv2D(input, filter)`: 2-D convolution (cross-correlation) of an NHWC `input
+/// [N,H,W,C]` with `filter [KH,KW,C,O]`; attrs `T`, `strides`, `padding` (SAME/VALID),
+/// `data_format` (NHWC), `dilations` (1s). float32/float64.
+pub struct Conv2D;
+impl OpDef for Conv2D {
+    fn op_type(&self) -> &'static str {
+        "Conv2D"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        let t = ctx.same_dtypes()?;
+        ctx.check_dtype(0, FLOATS)?;
+        let a = read_attrs(ctx.node, false)?;
+        Ok(vec![(t, conv_infer(ctx.shape(0), ctx.shape(1), &a)?)])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let a = read_attrs(ctx.node, false)?;
+        let (x, f) = (ctx.input(0), ctx.input(1));
+        let (g, o) = conv_geom(x.shape(), f.shape(), &a)?;
+        if x.dtype() != f.dtype() {
+            return Err(Error::invalid_argument(format!("Conv2D input is {} but filter is {}", x.dtype(), f.dtype())));
+        }
+        Ok(vec![crate::dispatch_float!(x.dtype(), "Conv2D", T => conv_forward::<T>(x, f, &g, o)?)])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let (x, f) = (&ctx.inputs[0], &ctx.inputs[1]);
+        let g = ctx.grad(0)?;
+        let xs = super::array::shape(s, x)?;
+        let fs = super::array::shape(&s.named("Shape_1"), f)?;
+        let dx = conv_op(s, "Conv2DBackpropInput", ctx.node, &[&xs, f, &g])?;
+        let df = conv_op(s, "Conv2DBackpropFilter", ctx.node, &[x, &fs, &g])?;
+        Ok(vec![Some(dx), Some(df)])
+    }
+}
+
+/// Builds a conv-family op with `node`'s window attrs.
+fn conv_op(s: &Scope, op_type: &str, node: &Node, inputs: &[&Output]) -> Result<Output> {
+    let t = inputs.iter().map(|i| i.dtype()).find(|d| d.is_floating()).unwrap_or(DType::Float);
+    let mut b = s.op(op_type, op_type).attr("T", t);
+    for i in inputs {
+        b = b.input(i);
+    }
+    for name in ["strides", "padding", "data_format", "dilations", "use_cudnn_on_gpu", "explicit_paddings"] {
+        if let Some(v) = node.attrs.get(name) {
+            b = b.attr(name, v.clone());
+        }
+    }
+    b.build_output()
+}
+
+/// `Conv2DBackpropInput(input_sizes, filter, out_backprop)`: the gradient of Conv2D with
+/// respect to its input, of shape `input_sizes` (int32 `[4]`). Attrs as [`Conv2D`].
+pub struct Conv2DBackpropInput;
+impl OpDef for Conv2DBackpropInput {
+    fn op_type(&self) -> &'static str {
+        "Conv2DBackpropInput"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(3)?;
+        read_attrs(ctx.node, false)?;
+        let t = ctx.check_dtype(1, FLOATS)?;
+        let shape = match ctx.const_input(0) {
+            Some(v) => Shape::known(&shape_vec(&v, "input_sizes")?),
+            None => Shape::partial(&[None; 4]),
+        };
+        Ok(vec![(t, shape)])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let a = read_attrs(ctx.node, false)?;
+        let xs = shape_vec(ctx.input(0), "input_sizes")?;
+        let (f, dy) = (ctx.input(1), ctx.input(2));
+        let (g, o) = conv_geom(&xs, f.shape(), &a)?;
+        check_out_backprop(dy.shape(), &g, o, "Conv2DBackpropInput")?;
+        Ok(vec![crate::dispatch_float!(f.dtype(), "Conv2DBackpropInput", T => conv_backprop_input::<T>(f, dy, &g, o)?)])
+    }
+    // TensorFlow's _Conv2DBackpropInputGrad
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let (f, dy) = (&ctx.inputs[1], &ctx.inputs[2]);
+        let g = ctx.grad(0)?;
+        let fs = super::array::shape(s, f)?;
+        let df = conv_op(s, "Conv2DBackpropFilter", ctx.node, &[&g, &fs, dy])?;
+        let ddy = conv_op(s, "Conv2D", ctx.node, &[&g, f])?;
+        Ok(vec![None, Some(df), Some(ddy)])
+    }
+}
+
+fn check_out_backprop(dy: &[usize], g: &Geom, o: usize, what: &str) -> Result<()> {
+    let want = [g.n, g.oh, g.ow, o];
+    if dy != want {
+        return Err(Error::invalid_argument(format!(
+            "{what}: out_backprop has shape {} but the convolution's output is {}",
+            fmt_dims(dy),
+            fmt_dims(&want)
+        )));
+    }
+    Ok(())
+}
+
+/// `Conv2DBackpropFilter(input, filter_sizes, out_backprop)`: the gradient of Conv2D with
+/// respect to its filter, of shape `filter_sizes` (int32 `[4]`). Attrs as [`Conv2D`].
+pub struct Conv2DBackpropFilter;
+impl OpDef for Conv2DBackpropFilter {
+    fn op_type(&self) -> &'static str {
+        "Conv2DBackpropFilter"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(3)?;
+        read_attrs(ctx.node, false)?;
+        let t = ctx.check_dtype(0, FLOATS)?;
+        let shape = match ctx.const_input(1) {
+            Some(v) => Shape::known(&shape_vec(&v, "filter_sizes")?),
+            None => Shape::partial(&[None; 4]),
+        };
+        Ok(vec![(t, shape)])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let a = read_attrs(ctx.node, false)?;
+        let fs = shape_vec(ctx.input(1), "filter_sizes")?;
+        let (x, dy) = (ctx.input(0), ctx.input(2));
+        let (g, o) = conv_geom(x.shape(), &fs, &a)?;
+        check_out_backprop(dy.shape(), &g, o, "Conv2DBackpropFilter")?;
+        Ok(vec![
+            crate::dispatch_float!(x.dtype(), "Conv2DBackpropFilter", T => conv_backprop_filter::<T>(x, dy, &g, o)?),
+        ])
+    }
+    // TensorFlow's _Conv2DBackpropFilterGrad
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let (x, dy) = (&ctx.inputs[0], &ctx.inputs[2]);
+        let g = ctx.grad(0)?;
+        let xs = super::array::shape(s, x)?;
+        let dx = conv_op(s, "Conv2DBackpropInput", ctx.node, &[&xs, &g, dy])?;
+        let ddy = conv_op(s, "Conv2D", ctx.node, &[x, &g])?;
+        Ok(vec![Some(dx), None, Some(ddy)])
+    }
+}
+
+/// Expands TF2-style `strides`/`ksize` (1, 2 or 4 entries) to the 4-entry NHWC form.
+fn nhwc4(v: &[i64], what: &str) -> Result<Vec<i64>> {
+    match *v {
+        [a] => Ok(vec![1, a, a, 1]),
+        [a, b] => Ok(vec![1, a, b, 1]),
+        [_, _, _, _] => Ok(v.to_vec()),
+        _ => Err(Error::invalid_argument(format!("{what} should have 1, 2 or 4 entries, got {v:?}"))),
+    }
+}
+
+/// `tf.nn.conv2d(input, filters, strides, padding)` in NHWC: op `Conv2D` (attrs `T`,
+/// `strides`, `padding`, `data_format = "NHWC"`, `dilations = [1,1,1,1]`,
+/// `use_cudnn_on_gpu`, `explicit_paddings = []`), default name `Conv2D`. `input [N,H,W,C]`
+/// and `filters [KH,KW,C,O]` float32/float64 of one dtype; `strides` has 1, 2 or 4 entries
+/// (4: `[1, sh, sw, 1]`); `padding` `"SAME"` (output `ceil(H/sh)`) or `"VALID"` (output
+/// `(H-KH)/sh + 1`). Output `[N, OH, OW, O]`. Errors: `InvalidArgument` at build time
+/// naming both shapes for a depth mismatch, a wrong rank or a window larger than a VALID
+/// input; `Unimplemented` for `"EXPLICIT"` padding. Gradients: Conv2DBackpropInput/Filter.
+pub fn conv2d(s: &Scope, input: &Output, filters: &Output, strides: &[i64], padding: &str) -> Result<Output> {
+    s.op("Conv2D", "Conv2D")
+        .input(input)
+        .input(filters)
+        .attr("T", input.dtype())
+        .attr("strides", AttrValue::ListInt(nhwc4(strides, "strides")?))
+        .attr("use_cudnn_on_gpu", true)
+        .attr("padding", padding)
+        .attr("explicit_paddings", AttrValue::ListInt(vec![]))
+        .attr("data_format", "NHWC")
+        .attr("dilations", AttrValue::ListInt(vec![1, 1, 1, 1]))
+        .build_output()
+}
+
+/// `tf.compat.v1.nn.conv2d_backprop_input(input_sizes, filter, out_backprop, strides,
+/// padding)`: op `Conv2DBackpropInput`, default name `Conv2DBackpropInput`; attrs as
+/// [`conv2d`]. `input_sizes` is an int32 `[4]` tensor. Errors: `InvalidArgument` when run
+/// with an `out_backprop` not shaped as the forward output.
+pub fn conv2d_backprop_input(
+    s: &Scope,
+    input_sizes: &Output,
+    filter: &Output,
+    out_backprop: &Output,
+    strides: &[i64],
+    padding: &str,
+) -> Result<Output> {
+    s.op("Conv2DBackpropInput", "Conv2DBackpropInput")
+        .input(input_sizes)
+        .input(filter)
+        .input(out_backprop)
+        .attr("T", filter.dtype())
+        .attr("strides", AttrValue::ListInt(nhwc4(strides, "strides")?))
+        .attr("padding", padding)
+        .attr("data_format", "NHWC")
+        .attr("dilations", AttrValue::ListInt(vec![1, 1, 1, 1]))
+        .build_output()
+}
+
+/// `tf.compat.v1.nn.conv2d_backprop_filter(input, filter_sizes, out_backprop, strides,
+/// padding)`: op `Conv2DBackpropFilter`, default name `Conv2DBackpropFilter`; attrs as
+/// [`conv2d`]. `filter_sizes` is an int32 `[4]` tensor. Errors as [`conv2d_backprop_input`].
+pub fn conv2d_backprop_filter(
+    s: &Scope,
+    input: &Output,
+    filter_sizes: &Output,
+    out_backprop: &Output,
+    strides: &[i64],
+    padding: &str,
+) -> Result<Output> {
+    s.op("Conv2DBackpropFilter", "Conv2DBackpropFilter")
+        .input(input)
+        .input(filter_sizes)
+        .input(out_backprop)
+        .attr("T", input.dtype())
+        .attr("strides", AttrValue::ListInt(nhwc4(strides, "strides")?))
+        .attr("padding", padding)
+        .attr("data_format", "NHWC")
+        .attr("dilations", AttrValue::ListInt(vec![1, 1, 1, 1]))
+        .build_output()
+}
+
+// ---------------------------------------------------------------- pooling
+
+/// `MaxPool` and `AvgPool` over NHWC windows (attrs `T`, `ksize`, `strides`, `padding`,
+/// `data_format`). MaxPool: float32/float64/int32/int64, padding ignored; AvgPool:
+/// float32/float64, the mean over the window's elements inside the input (SAME padding
+/// divides by the count of valid elements, as TensorFlow).
+pub struct Pool {
+    op_type: &'static str,
+    max: bool,
+}
+impl Pool {
+    const MAX: Pool = Pool { op_type: "MaxPool", max: true };
+    const AVG: Pool = Pool { op_type: "AvgPool", max: false };
+}
+
+fn pool_infer(x: &Shape, a: &Attrs, what: &str) -> Result<Shape> {
+    let Some(d) = check_rank4(x, "input")? else {
+        return Ok(Shape::partial(&[None; 4]));
+    };
+    let ctx = |e: Error| e.context(format!("{what} of input {x} with ksize {:?}", a.ksize));
+    let oh = out_dim_partial(d[1], Some(a.ksize.0), a.strides.0, a.same).map_err(ctx)?;
+    let ow = out_dim_partial(d[2], Some(a.ksize.1), a.strides.1, a.same).map_err(ctx)?;
+    Ok(Shape::partial(&[d[0], oh, ow, d[3]]))
+}
+
+fn max_pool_kernel<T: Num>(x: &Tensor, g: &Geom) -> Result<Tensor> {
+    let xv = x.as_slice::<T>()?;
+    let c = g.c;
+    let mut out = Vec::with_capacity(g.n * g.oh * g.ow * c);
+    let mut acc = vec![T::MIN; c];
+    for n in 0..g.n {
+        for oy in 0..g.oh {
+            for ox in 0..g.ow {
+                acc.iter_mut().for_each(|a| *a = T::MIN);
+                for ky in 0..g.kh {
+                    let Some(iy) = g.iy(oy, ky) else { continue };
+                    for kx in 0..g.kw {
+                        let Some(ix) = g.ix(ox, kx) else { continue };
+                        let s = ((n * g.h + iy) * g.w + ix) * c;
+                        for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
+                            // NaN propagates
+                            if v > *a || v.partial_cmp(&v).is_none() {
+                                *a = v;
+                            }
+                        }
+                    }
+                }
+                out.extend_from_slice(&acc);
+            }
+        }
+    }
+    Tensor::new(&[g.n, g.oh, g.ow, c], out)
+}
+
+/// The number of window elements inside the input for output (oy, ox).
+fn window_count(g: &Geom, oy: usize, ox: usize) -> usize {
+    let rows = (0..g.kh).filter(|&k| g.iy(oy, k).is_some()).count();
+    let cols = (0..g.kw).filter(|&k| g.ix(ox, k).is_some()).count();
+    rows * cols
+}
+
+fn avg_pool_kernel<T: Float>(x: &Tensor, g: &Geom) -> Result<Tensor> {
+    let xv = x.as_slice::<T>()?;
+    let c = g.c;
+    let mut out = Vec::with_capacity(g.n * g.oh * g.ow * c);
+    let mut acc = vec![T::ZERO; c];
+    for n in 0..g.n {
+        for oy in 0..g.oh {
+            for ox in 0..g.ow {
+                acc.iter_mut().for_each(|a| *a = T::ZERO);
+                for ky in 0..g.kh {
+                    let Some(iy) = g.iy(oy, ky) else { continue };
+                    for kx in 0..g.kw {
+                        let Some(ix) = g.ix(ox, kx) else { continue };
+                        let s = ((n * g.h + iy) * g.w + ix) * c;
+                        for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
+                            *a += v;
+                        }
+                    }
+                }
+                let cnt = T::from_f64(window_count(g, oy, ox).max(1) as f64);
+                out.extend(acc.iter().map(|&a| a / cnt));
+            }
+        }
+    }
+    Tensor::new(&[g.n, g.oh, g.ow, c], out)
+}
+
+impl OpDef for Pool {
+    fn op_type(&self) -> &'static str {
+        self.op_type
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        let t = ctx.check_dtype(0, if self.max { NUMBERS } else { FLOATS })?;
+        let a = read_attrs(ctx.node, true)?;
+        Ok(vec![(t, pool_infer(ctx.shape(0), &a, self.op_type)?)])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let a = read_attrs(ctx.node, true)?;
+        let x = ctx.input(0);
+        let g = Geom::new(x.shape(), a.ksize.0, a.ksize.1, &a)?;
+        let out = if self.max {
+            crate::dispatch_numeric!(x.dtype(), "MaxPool", T => max_pool_kernel::<T>(x, &g)?)
+        } else {
+            crate::dispatch_float!(x.dtype(), "AvgPool", T => avg_pool_kernel::<T>(x, &g)?)
+        };
+        Ok(vec![out])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let g = ctx.grad(0)?;
+        let x = &ctx.inputs[0];
+        let mut b = if self.max {
+            s.op("MaxPoolGrad", "MaxPoolGrad").input(x).input(&ctx.outputs[0]).input(&g)
+        } else {
+            let xs = super::array::shape(s, x)?;
+            s.op("AvgPoolGrad", "AvgPoolGrad").input(&xs).input(&g)
+        };
+        b = b.attr("T", g.dtype());
+        for name in ["ksize", "strides", "padding", "data_format"] {
+            if let Some(v) = ctx.node.attrs.get(name) {
+                b = b.attr(name, v.clone());
+            }
+        }
+        Ok(vec![Some(b.build_output()?)])
+    }
+}
+
+fn pool_op(s: &Scope, op_type: &str, value: &Output, ksize: &[i64], strides: &[i64], padding: &str) -> Result<Output> {
+    s.op(op_type, op_type)
+        .input(value)
+        .attr("T", value.dtype())
+        .attr("ksize", AttrValue::ListInt(nhwc4(ksize, "ksize")?))
+        .attr("strides", AttrValue::ListInt(nhwc4(strides, "strides")?))
+        .attr("padding", padding)
+        .attr("data_format", "NHWC")
+        .build_output()
+}
+
+/// `tf.nn.max_pool(value, ksize, strides, padding)` in NHWC: op `MaxPool` (attrs `T`,
+/// `ksize`, `strides`, `padding`, `data_format = "NHWC"`), default name `MaxPool`.
+/// `value [N,H,W,C]` float32/float64/int32/int64; `ksize`/`strides` 1, 2 or 4 entries;
+/// `padding` SAME (padding never wins the max) or VALID. Output `[N, OH, OW, C]`. Errors:
+/// `InvalidArgument` for a wrong rank or a window larger than a VALID input (naming the
+/// shape). Gradient: `MaxPoolGrad` (to the first maximum of each window).
+pub fn max_pool(s: &Scope, value: &Output, ksize: &[i64], strides: &[i64], padding: &str) -> Result<Output> {
+    pool_op(s, "MaxPool", value, ksize, strides, padding)
+}
+
+/// `tf.nn.avg_pool(value, ksize, strides, padding)` in NHWC: op `AvgPool`, default name
+/// `AvgPool`; as [`max_pool`] but float32/float64 and the mean over the window (with SAME
+/// padding, over the elements inside the input only). Gradient: `AvgPoolGrad`.
+pub fn avg_pool(s: &Scope, value: &Output, ksize: &[i64], strides: &[i64], padding: &str) -> Result<Output> {
+    pool_op(s, "AvgPool", value, ksize, strides, padding)
+}
+
+/// `MaxPoolGrad(orig_input, orig_output, grad)`: routes each window's gradient to the
+/// first maximum of the window in `orig_input`. Attrs as [`Pool`].
+pub struct MaxPoolGrad;
+impl OpDef for MaxPoolGrad {
+    fn op_type(&self) -> &'static str {
+        "MaxPoolGrad"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(3)?;
+        read_attrs(ctx.node, true)?;
+        let t = ctx.check_dtype(0, NUMBERS)?;
+        Ok(vec![(t, ctx.shape(0).clone())])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let a = read_attrs(ctx.node, true)?;
+        let (x, dy) = (ctx.input(0), ctx.input(2));
+        let g = Geom::new(x.shape(), a.ksize.0, a.ksize.1, &a)?;
+        check_out_backprop(dy.shape(), &g, g.c, "MaxPoolGrad")?;
+        let out = crate::dispatch_numeric!(x.dtype(), "MaxPoolGrad", T => {
+            let (xv, dv) = (x.as_slice::<T>()?, dy.as_slice::<T>()?);
+            let c = g.c;
+            let mut dx = vec![T::ZERO; xv.len()];
+            for n in 0..g.n {
+                for oy in 0..g.oh {
+                    for ox in 0..g.ow {
+                        for ch in 0..c {
+                            let mut best: Option<(usize, T)> = None;
+                            for ky in 0..g.kh {
+                                let Some(iy) = g.iy(oy, ky) else { continue };
+                                for kx in 0..g.kw {
+                                    let Some(ix) = g.ix(ox, kx) else { continue };
+                                    let i = ((n * g.h + iy) * g.w + ix) * c + ch;
+                                    if best.is_none_or(|(_, b)| xv[i] > b) {
+                                        best = Some((i, xv[i]));
+                                    }
+                                }
+                            }
+                            if let Some((i, _)) = best {
+                                dx[i] += dv[((n * g.oh + oy) * g.ow + ox) * c + ch];
+                            }
+                        }
+                    }
+                }
+            }
+            Tensor::new(x.shape(), dx)?
+        });
+        Ok(vec![out])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        Err(Error::unimplemented(format!(
+            "the gradient of MaxPoolGrad ('{}') needs MaxPoolGradGrad, which tensorgraph does not have",
+            ctx.node.name
+        )))
+    }
+}
+
+/// `AvgPoolGrad(orig_input_shape, grad)`: spreads each window's gradient evenly over the
+/// window's elements inside the input. Attrs as [`Pool`].
+pub struct AvgPoolGrad;
+impl OpDef for AvgPoolGrad {
+    fn op_type(&self) -> &'static str {
+        "AvgPoolGrad"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        read_attrs(ctx.node, true)?;
+        let t = ctx.check_dtype(1, FLOATS)?;
+        let shape = match ctx.const_input(0) {
+            Some(v) => Shape::known(&shape_vec(&v, "orig_input_shape")?),
+            None => Shape::partial(&[None; 4]),
+        };
+        Ok(vec![(t, shape)])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let a = read_attrs(ctx.node, true)?;
+        let xs = shape_vec(ctx.input(0), "orig_input_shape")?;
+        let dy = ctx.input(1);
+        let g = Geom::new(&xs, a.ksize.0, a.ksize.1, &a)?;
+        check_out_backprop(dy.shape(), &g, g.c, "AvgPoolGrad")?;
+        let out = crate::dispatch_float!(dy.dtype(), "AvgPoolGrad", T => {
+            let dv = dy.as_slice::<T>()?;
+            let c = g.c;
+            let mut dx = vec![T::ZERO; g.n * g.h * g.w * c];
+            for n in 0..g.n {
+                for oy in 0..g.oh {
+                    for ox in 0..g.ow {
+                        let cnt = T::from_f64(window_count(&g, oy, ox).max(1) as f64);
+                        let o = ((n * g.oh + oy) * g.ow + ox) * c;
+                        for ky in 0..g.kh {
+                            let Some(iy) = g.iy(oy, ky) else { continue };
+                            for kx in 0..g.kw {
+                                let Some(ix) = g.ix(ox, kx) else { continue };
+                                let s = ((n * g.h + iy) * g.w + ix) * c;
+                                for ch in 0..c {
+                                    dx[s + ch] += dv[o + ch] / cnt;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Tensor::new(&xs, dx)?
+        });
+        Ok(vec![out])
+    }
+    // TensorFlow's _AvgPoolGradGrad: AvgPool of the incoming gradient
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let g = ctx.grad(0)?;
+        let mut b = ctx.scope.op("AvgPool", "AvgPool").input(&g).attr("T", g.dtype());
+        for name in ["ksize", "strides", "padding", "data_format"] {
+            if let Some(v) = ctx.node.attrs.get(name) {
+                b = b.attr(name, v.clone());
+            }
+        }
+        Ok(vec![None, Some(b.build_output()?)])
+    }
+}

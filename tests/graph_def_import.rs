@@ -1,0 +1,279 @@
+//! `import_graph_def` with TensorFlow's semantics on TensorFlow 2.21's frozen graphs:
+//! prefixes, input maps, return elements, run in a session to the manifests' values.
+
+use std::path::{Path, PathBuf};
+use tensorgraph::graph::AttrValue;
+use tensorgraph::io::graph_def::{import_graph_def, read_graph_def, ImportGraphDefOptions, ReturnElement};
+use tensorgraph::io::proto::{GraphDef, MetaGraphDef, NodeDef};
+use tensorgraph::{ops, Code, DType, Graph, Session, Tensor};
+
+fn fixtures() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [
+        std::env::var_os("TENSORGRAPH_FIXTURES").map(PathBuf::from),
+        Some(root.join("shared/fixtures/tf-2.21")),
+        Some(root.join("../shared/fixtures/tf-2.21")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| p.join("seed004").is_dir())
+    .expect("TF 2.21 fixtures not found: set TENSORGRAPH_FIXTURES or put shared/ next to the crate")
+}
+
+fn manifest(fixture: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(fixtures().join(fixture).join("manifest.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn frozen(fixture: &str) -> GraphDef {
+    read_graph_def(fixtures().join(fixture).join("frozen.pb")).unwrap()
+}
+
+fn op_pairs(g: &Graph) -> Vec<(String, String)> {
+    g.operations().iter().map(|o| (o.name(), o.op_type())).collect()
+}
+
+fn manifest_pairs(v: &serde_json::Value, prefix: &str) -> Vec<(String, String)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (format!("{prefix}{}", p[0].as_str().unwrap()), p[1].as_str().unwrap().to_string()))
+        .collect()
+}
+
+fn npy(path: PathBuf) -> (Vec<usize>, Vec<f32>) {
+    let bytes = std::fs::read(&path).unwrap();
+    let f = npyz::NpyFile::new(&bytes[..]).unwrap();
+    let shape = f.shape().iter().map(|&d| d as usize).collect();
+    (shape, f.into_vec::<f32>().unwrap())
+}
+
+#[test]
+fn seed_frozen_graph_with_empty_prefix_keeps_names_and_runs() {
+    let g = Graph::new();
+    let gd = frozen("seed004");
+    let r = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().prefix("")).unwrap();
+    assert_eq!(r.prefix, "");
+    assert_eq!(op_pairs(&g), manifest_pairs(&manifest("seed004")["frozen_graph"]["ops"], ""));
+    assert_eq!(r.operations.len(), 8);
+    let add_1 = g.tensor_by_name("add_1:0").unwrap();
+    assert_eq!(add_1.dtype(), DType::Float);
+    assert_eq!(add_1.shape(), tensorgraph::Shape::known(&[1]));
+    let sess = Session::new(&g).unwrap();
+    assert_eq!(sess.fetch(&[], &add_1).unwrap().to_vec::<f32>().unwrap(), [6.0]);
+    // names are taken: building `add` again gets add_2, importing again clashes
+    let a = ops::add(&g.scope(), &add_1, &add_1).unwrap();
+    assert_eq!(a.name(), "add_2:0");
+    let n = g.num_ops();
+    let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().prefix("")).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("'v1'") && e.message.contains("already exists"), "{e}");
+    assert_eq!(g.num_ops(), n, "a failed import leaves the graph unchanged");
+}
+
+#[test]
+fn default_prefix_is_import_then_import_1() {
+    let g = Graph::new();
+    let gd = frozen("seed004");
+    let opts = ImportGraphDefOptions::new().return_elements(&["add_1:0", "add"]);
+    let r = import_graph_def(&g, &gd, &opts).unwrap();
+    assert_eq!(r.prefix, "import");
+    assert_eq!(op_pairs(&g), manifest_pairs(&manifest("seed004")["frozen_graph"]["ops"], "import/"));
+    let fetch = g.tensor_by_name("import/add_1:0").unwrap();
+    assert_eq!(r.output(0).unwrap(), fetch);
+    assert!(matches!(&r.return_elements[1], ReturnElement::Operation(op) if op.name() == "import/add"));
+    assert_eq!(r.operation(1).unwrap().op_type(), "AddV2");
+    assert!(r.output(1).is_err());
+    let sess = Session::new(&g).unwrap();
+    assert_eq!(sess.fetch(&[], &fetch).unwrap().to_vec::<f32>().unwrap(), [6.0]);
+    let r2 = g.import_graph_def(&gd, &ImportGraphDefOptions::new()).unwrap();
+    assert_eq!(r2.prefix, "import_1");
+    assert_eq!(r2.operations[0].name(), "import_1/v1");
+    let r3 = g.import_graph_def(&gd, &ImportGraphDefOptions::new().prefix("frozen")).unwrap();
+    assert_eq!(r3.operations.last().unwrap().name(), "frozen/add_1");
+    // an op built under the used scope name gets a fresh scope
+    assert_eq!(g.scope().sub("import").prefix(), "import_2");
+    let sess = Session::new(&g).unwrap();
+    let t = g.tensor_by_name("import_1/add_1:0").unwrap();
+    assert_eq!(sess.fetch(&[], &t).unwrap().to_vec::<f32>().unwrap(), [6.0]);
+}
+
+#[test]
+fn resource_vars_frozen_graph_runs() {
+    let g = Graph::new();
+    let gd = frozen("resource_vars");
+    let m = manifest("resource_vars");
+    import_graph_def(&g, &gd, &ImportGraphDefOptions::new().prefix("")).unwrap();
+    assert_eq!(op_pairs(&g), manifest_pairs(&m["frozen_graph"]["ops"], ""));
+    let sess = Session::new(&g).unwrap();
+    let v = sess.fetch(&[], &g.tensor_by_name("add_1:0").unwrap()).unwrap();
+    assert_eq!(v.to_vec::<f32>().unwrap(), [6.0]);
+}
+
+#[test]
+fn mlp_frozen_graph_reproduces_tensorflows_probabilities() {
+    let g = Graph::new();
+    let gd = frozen("mlp");
+    let r = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().return_elements(&["x:0", "probs:0"])).unwrap();
+    assert_eq!(op_pairs(&g), manifest_pairs(&manifest("mlp")["frozen_graph"]["ops"], "import/"));
+    let (x, probs) = (r.output(0).unwrap(), r.output(1).unwrap());
+    assert_eq!(x.name(), "import/x:0");
+    assert_eq!(probs.shape().dim(1), Some(3));
+    let (shape, inputs) = npy(fixtures().join("mlp/inputs.npy"));
+    let (eshape, expected) = npy(fixtures().join("mlp/expected_probs.npy"));
+    let sess = Session::new(&g).unwrap();
+    let out = sess.fetch(&[(&x, Tensor::new(&shape, inputs).unwrap())], &probs).unwrap();
+    assert_eq!(out.shape(), eshape.as_slice());
+    for (i, (a, b)) in out.to_vec::<f32>().unwrap().iter().zip(&expected).enumerate() {
+        assert!((a - b).abs() <= 1e-6 + 1e-5 * b.abs(), "probs[{i}]: {a} vs TF {b}");
+    }
+}
+
+/// The CNN needs Conv2D, MaxPool and AvgPool. While the registry lacks any of its op types,
+/// the import fails with `Unimplemented` naming the first such node and its type and
+/// leaves the graph empty; once all are registered it must reproduce TensorFlow's output.
+#[test]
+fn cnn_import_fails_on_the_first_unknown_op_or_runs() {
+    let g = Graph::new();
+    let gd = frozen("cnn_frozen");
+    let first_unknown = gd.node.iter().find(|n| ops::lookup(&n.op).is_err());
+    let result = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().return_elements(&["input:0", "probs:0"]));
+    if let Some(n) = first_unknown {
+        let e = result.unwrap_err();
+        assert_eq!(e.code, Code::Unimplemented);
+        assert!(e.message.contains(&format!("'{}'", n.name)) && e.message.contains(&format!("'{}'", n.op)), "{e}");
+        assert_eq!(g.num_ops(), 0);
+        return;
+    }
+    let r = result.unwrap();
+    let (shape, input) = npy(fixtures().join("cnn_frozen/input.npy"));
+    let (eshape, expected) = npy(fixtures().join("cnn_frozen/expected.npy"));
+    let sess = Session::new(&g).unwrap();
+    let x = r.output(0).unwrap();
+    let out = sess.fetch(&[(&x, Tensor::new(&shape, input).unwrap())], &r.output(1).unwrap()).unwrap();
+    assert_eq!(out.shape(), eshape.as_slice());
+    for (i, (a, b)) in out.to_vec::<f32>().unwrap().iter().zip(&expected).enumerate() {
+        assert!((a - b).abs() <= 1e-6 + 1e-5 * b.abs(), "probs[{i}]: {a} vs TF {b}");
+    }
+}
+
+#[test]
+fn an_unregistered_op_type_is_unimplemented_naming_the_node() {
+    let mut gd = frozen("cnn_frozen");
+    // the first node of an op type no registry will have
+    let i = gd.node.iter().position(|n| n.name == "conv1/Conv2D").unwrap();
+    gd.node[i].op = "Conv2DNotAnOp".into();
+    let g = Graph::new();
+    let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new()).unwrap_err();
+    assert_eq!(e.code, Code::Unimplemented);
+    assert!(e.message.contains("'conv1/Conv2D'") && e.message.contains("'Conv2DNotAnOp'"), "{e}");
+    assert_eq!(g.num_ops(), 0);
+}
+
+#[test]
+fn input_map_replaces_tensors_and_is_checked() {
+    let g = Graph::new();
+    let ten = ops::constant(&g.scope().named("ten"), Tensor::new(&[1], vec![10.0f32]).unwrap()).unwrap();
+    let gd = frozen("seed004");
+    let opts = ImportGraphDefOptions::new().input_map("add:0", &ten).return_elements(&["add_1:0", "add:0"]);
+    let r = import_graph_def(&g, &gd, &opts).unwrap();
+    assert_eq!(r.output(1).unwrap(), ten, "a mapped return tensor is the mapped one");
+    let add_1 = g.operation_by_name("import/add_1").unwrap().node();
+    assert_eq!(add_1.inputs[0], ten.key());
+    let sess = Session::new(&g).unwrap();
+    assert_eq!(sess.fetch(&[], &r.output(0).unwrap()).unwrap().to_vec::<f32>().unwrap(), [13.0]);
+    // a key the GraphDef lacks
+    let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().input_map("nope:0", &ten)).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("nope:0"), "{e}");
+    // a tensor of the wrong dtype
+    let int = ops::constant(&g.scope(), Tensor::new(&[1], vec![1i32]).unwrap()).unwrap();
+    let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().input_map("v1/read", &int)).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument, "{e}");
+    // a tensor of another graph
+    let other = Graph::new();
+    let c = ops::constant(&other.scope(), Tensor::new(&[1], vec![1f32]).unwrap()).unwrap();
+    let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().input_map("add", &c)).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    // missing return elements
+    let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().return_elements(&["zzz:0"])).unwrap_err();
+    assert!(e.message.contains("zzz:0"), "{e}");
+    let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().return_elements(&["add:3"])).unwrap_err();
+    assert!(e.message.contains("add"), "{e}");
+}
+
+#[test]
+fn nodes_in_any_order_cycles_and_missing_inputs() {
+    let mut gd = frozen("seed004");
+    gd.node.reverse();
+    let g = Graph::new();
+    let r = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().prefix("")).unwrap();
+    let names: Vec<String> = r.operations.iter().map(|o| o.name()).collect();
+    assert!(names.iter().position(|n| n == "add").unwrap() < names.iter().position(|n| n == "add_1").unwrap());
+    let sess = Session::new(&g).unwrap();
+    assert_eq!(sess.fetch(&[], &g.tensor_by_name("add_1:0").unwrap()).unwrap().to_vec::<f32>().unwrap(), [6.0]);
+
+    let ident = |name: &str, input: &str| NodeDef {
+        name: name.into(),
+        op: "Identity".into(),
+        input: vec![input.into()],
+        attr: [("T".to_string(), tensorgraph::io::proto::AttrValue::from_graph(&AttrValue::Type(DType::Float)))]
+            .into_iter()
+            .collect(),
+        ..Default::default()
+    };
+    let cyc = GraphDef { node: vec![ident("a", "b"), ident("b", "a")], ..Default::default() };
+    let e = import_graph_def(&Graph::new(), &cyc, &ImportGraphDefOptions::new()).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("cycle") && e.message.contains("'a'") && e.message.contains("'b'"), "{e}");
+    let missing = GraphDef { node: vec![ident("a", "ghost:1")], ..Default::default() };
+    let e = import_graph_def(&Graph::new(), &missing, &ImportGraphDefOptions::new()).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("'a'") && e.message.contains("ghost:1"), "{e}");
+    let dup = GraphDef { node: vec![ident("a", "b"), ident("a", "b")], ..Default::default() };
+    let e = import_graph_def(&Graph::new(), &dup, &ImportGraphDefOptions::new()).unwrap_err();
+    assert!(e.message.contains("not unique"), "{e}");
+    let unknown = GraphDef {
+        node: vec![NodeDef { name: "q".into(), op: "Frobnicate".into(), ..Default::default() }],
+        ..Default::default()
+    };
+    let e = import_graph_def(&Graph::new(), &unknown, &ImportGraphDefOptions::new()).unwrap_err();
+    assert_eq!(e.code, Code::Unimplemented);
+    assert!(e.message.contains("'q'") && e.message.contains("Frobnicate"), "{e}");
+}
+
+#[test]
+fn meta_graph_def_imports_with_colocation_rewritten() {
+    let meta = MetaGraphDef::from_bytes(&std::fs::read(fixtures().join("seed004/model.ckpt.meta")).unwrap()).unwrap();
+    let gd = meta.graph_def.unwrap();
+    let g = Graph::new();
+    let r = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().prefix("m")).unwrap();
+    assert_eq!(r.operations.len(), gd.node.len());
+    let read = g.operation_by_name("m/v1/read").unwrap().node();
+    assert_eq!(read.attrs["_class"], AttrValue::ListString(vec![b"loc:@m/v1".to_vec()]));
+    let restore = g.operation_by_name("m/save/RestoreV2").unwrap().node();
+    assert_eq!(restore.device, "/device:CPU:0");
+    let sess = Session::new(&g).unwrap();
+    sess.run_targets(&[&g.operation_by_name("m/init").unwrap()]).unwrap();
+    let v = sess.fetch(&[], &g.tensor_by_name("m/add_1:0").unwrap()).unwrap();
+    assert_eq!(v.to_vec::<f32>().unwrap(), [6.0]);
+}
+
+#[test]
+fn export_then_import_round_trips() {
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s.named("x"), DType::Float, [None, Some(2)]).unwrap();
+    let w = ops::constant(&s.named("w"), Tensor::new(&[2, 1], vec![1f32, 2.0]).unwrap()).unwrap();
+    let y = ops::matmul(&s, &x, &w).unwrap();
+    let gd = GraphDef::from_bytes(&g.to_graph_def().to_bytes()).unwrap();
+    let g2 = Graph::new();
+    import_graph_def(&g2, &gd, &ImportGraphDefOptions::new().prefix("")).unwrap();
+    assert_eq!(g2.to_graph_def(), gd);
+    let y2 = g2.tensor_by_name(&y.name()).unwrap();
+    assert_eq!(y2.shape(), y.shape());
+    let x2 = g2.tensor_by_name("x:0").unwrap();
+    let sess = Session::new(&g2).unwrap();
+    let out = sess.fetch(&[(&x2, Tensor::new(&[1, 2], vec![3f32, 4.0]).unwrap())], &y2).unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), [11.0]);
+}
