@@ -12,12 +12,18 @@ unset (TF's default; removed from the environment if set).
       add = v1 + v2; add_1 = add + v3). Median microseconds per run.
   (b) one Adam step, sess.run(train_op, feed), of a 784-256-256-10 relu MLP with
       softmax cross-entropy on a fixed float32 batch of 64. Median ms per step.
-Prints one JSON line: {"tf_add_run_us": ..., "tf_mlp_adam_step_ms": ...}
+  (c) tf.compat.v1.train.Saver save and restore of 16 float32 variables of 16 MiB
+      each (256 MiB; write_meta_graph=False, state file written) in a temporary
+      directory (--ckpt-dir to choose where). Median seconds per save / restore.
+      Compare with benches/checkpoint_io.rs (checkpoint_256mib/save, /restore).
+Prints one JSON line: {"tf_add_run_us": ..., "tf_mlp_adam_step_ms": ...,
+"tf_save_256mib_s": ..., "tf_restore_256mib_s": ...}
 """
 import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 
 os.environ.pop("TF_ENABLE_ONEDNN_OPTS", None)
@@ -88,15 +94,40 @@ def bench_mlp(steps, batch=64, sizes=(784, 256, 256, 10)):
             return median_time(lambda: sess.run(train_op, feed), steps, warmup=20) * 1e3
 
 
+def bench_checkpoint(reps, ckpt_dir=None, nvars=16, elems=4 << 20):
+    """Median seconds of Saver.save and Saver.restore of nvars float32 [elems] variables."""
+    g = tf.Graph()
+    with g.as_default():
+        tf1.set_random_seed(0)
+        for i in range(nvars):
+            tf1.Variable(tf1.random_uniform([elems], seed=i), name="v%02d" % i)
+        saver = tf1.train.Saver(max_to_keep=1)
+        with tf1.Session(graph=g, config=config()) as sess, \
+                tempfile.TemporaryDirectory(dir=ckpt_dir) as d:
+            sess.run(tf1.global_variables_initializer())
+            prefix = os.path.join(d, "model.ckpt")
+            save = median_time(lambda: saver.save(sess, prefix, write_meta_graph=False), reps, warmup=1)
+            restore = median_time(lambda: saver.restore(sess, prefix), reps, warmup=1)
+            return save, restore
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed004-meta", default=DEFAULT_META)
     ap.add_argument("--runs", type=int, default=20000, help="sess.run calls timed for (a)")
     ap.add_argument("--steps", type=int, default=300, help="Adam steps timed for (b)")
+    ap.add_argument("--ckpt-reps", type=int, default=10, help="saves and restores timed for (c)")
+    ap.add_argument("--ckpt-dir", default=None, help="parent of the temporary directory for (c)")
+    ap.add_argument("--only-checkpoint", action="store_true", help="run (c) only")
     a = ap.parse_args()
     tf1.disable_v2_behavior()
-    res = {"tf_add_run_us": round(bench_add(a.seed004_meta, a.runs), 3),
-           "tf_mlp_adam_step_ms": round(bench_mlp(a.steps), 4)}
+    res = {}
+    if not a.only_checkpoint:
+        res["tf_add_run_us"] = round(bench_add(a.seed004_meta, a.runs), 3)
+        res["tf_mlp_adam_step_ms"] = round(bench_mlp(a.steps), 4)
+    save_s, restore_s = bench_checkpoint(a.ckpt_reps, a.ckpt_dir)
+    res["tf_save_256mib_s"] = round(save_s, 4)
+    res["tf_restore_256mib_s"] = round(restore_s, 4)
     print(json.dumps(res))
 
 

@@ -131,9 +131,12 @@ fn reference_conv(
     (out, [n, oh, ow, o])
 }
 
+/// (input shape, filter shape, strides, SAME padding)
+type ConvCase = ([usize; 4], [usize; 4], (usize, usize), bool);
+
 #[test]
 fn conv2d_matches_direct_loops() {
-    let cases: &[([usize; 4], [usize; 4], (usize, usize), bool)] = &[
+    let cases: &[ConvCase] = &[
         ([2, 7, 7, 2], [3, 3, 2, 3], (1, 1), true),
         ([2, 7, 7, 2], [3, 3, 2, 3], (2, 2), true),
         ([2, 7, 6, 2], [3, 2, 2, 3], (2, 1), false),

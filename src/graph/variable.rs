@@ -316,7 +316,8 @@ impl Graph {
     /// Registers an existing variable in the variable store under its name, so that
     /// `get_variable` finds it (used for variables that arrive with an imported meta graph).
     pub fn register_variable(&self, v: &Variable, origin: &str) {
-        self.write().var_store.insert(v.name(), StoredVariable { record: v.record(), created_at: origin.to_string() });
+        let name = v.name(); // takes the graph's read lock: not while holding the write lock
+        self.write().var_store.insert(name, StoredVariable { record: v.record(), created_at: origin.to_string() });
     }
 }
 

@@ -2,4 +2,5 @@
 
 pub mod checkpoint;
 pub mod graph_def;
+pub mod meta_graph;
 pub mod proto;

@@ -12,4 +12,4 @@ pub use gradient_descent::GradientDescentOptimizer;
 pub use gradients::gradients;
 pub use momentum::MomentumOptimizer;
 pub use optimizer::Optimizer;
-pub use saver::{is_optimizer_variable, Saver};
+pub use saver::{init_from_checkpoint, is_optimizer_variable, Saver, DEFAULT_KEEP_CHECKPOINT_EVERY_N_HOURS};

@@ -5,11 +5,13 @@
 //! `P.data-00000-of-00001` (more shards for sharded saves). This module reads what TensorFlow
 //! writes ([`CheckpointReader`], all dtypes, sharded and partitioned tensors) and writes files
 //! TensorFlow reads, byte-identical to TensorFlow's own ([`write_checkpoint`],
-//! [`CheckpointWriter`]). [`latest_checkpoint`] and the [`CheckpointState`] functions handle
+//! [`CheckpointWriter`]; [`write_checkpoint_sharded`] spreads the data over several files).
+//! [`latest_checkpoint`] and the [`CheckpointState`] functions handle
 //! the directory's `checkpoint` file. Layouts: `shared/docs/formats.md` §0–§2.
 
 mod codec;
-mod fsutil;
+mod data_file;
+pub(crate) mod fsutil;
 pub mod proto;
 mod reader;
 mod slices;
@@ -18,13 +20,14 @@ pub mod table;
 mod wire;
 mod writer;
 
+pub(crate) use data_file::read_tensors;
 pub use reader::CheckpointReader;
 pub use slices::slice_key;
 pub use state::{
     latest_checkpoint, read_checkpoint_state, write_checkpoint_state, CheckpointState, CHECKPOINT_STATE_FILENAME,
 };
 pub use wire::{mask_crc, unmask_crc};
-pub use writer::{write_checkpoint, CheckpointWriter};
+pub use writer::{write_checkpoint, write_checkpoint_sharded, CheckpointWriter, MAX_SHARDS};
 
 use std::path::{Path, PathBuf};
 

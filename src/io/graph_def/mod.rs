@@ -17,9 +17,11 @@
 
 mod export;
 mod import;
+mod text;
 
 pub use export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER};
 pub use import::{import_graph_def, ImportGraphDefOptions, ImportResult, ReturnElement};
+pub use text::{read_graph_def_any, read_graph_def_text, write_graph_def_text};
 
 use crate::error::{Error, Result};
 use crate::io::proto::GraphDef;

@@ -13,9 +13,10 @@
 
 mod attr_value;
 mod graph;
-mod meta_graph;
+pub mod meta_graph;
 mod op_def;
 mod tensor;
+pub mod text;
 mod types;
 mod wire;
 

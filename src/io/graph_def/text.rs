@@ -1,0 +1,65 @@
+//! `GraphDef` files in the protobuf text format (`.pbtxt`), and reading either format.
+
+use crate::error::{Error, Result};
+use crate::io::checkpoint::fsutil::write_atomically;
+use crate::io::proto::text::{graph_def_from_text, graph_def_to_text};
+use crate::io::proto::GraphDef;
+use std::path::Path;
+
+/// Writes `graph_def` in the text format, byte for byte what
+/// `tf.io.write_graph(graph_def, dir, name, as_text=True)` writes. The file is replaced
+/// atomically (written under a temporary name, then renamed).
+/// Errors: those of [`graph_def_to_text`]; the file system's, with the path.
+pub fn write_graph_def_text(graph_def: &GraphDef, path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    let text = graph_def_to_text(graph_def).map_err(|e| e.context(format!("writing {}", path.display())))?;
+    write_atomically(path, text.as_bytes())
+}
+
+/// Reads a text-format `GraphDef` file (a `.pbtxt`), like
+/// `text_format.Merge(open(path).read(), tf.compat.v1.GraphDef())`.
+/// Errors: `NotFound` for a missing file; `InvalidArgument` naming the line and column
+/// when the text is not a `GraphDef` (or not UTF-8).
+pub fn read_graph_def_text(path: impl AsRef<Path>) -> Result<GraphDef> {
+    let path = path.as_ref();
+    let bytes = read(path)?;
+    parse_text(&bytes).map_err(|e| e.context(path.display()))
+}
+
+/// Reads a `GraphDef` file in either format, as TensorFlow's `ReadBinaryProto` /
+/// `ReadTextProto` pair (or the `freeze_graph` tool's `input_binary` flag) would: a
+/// `.pbtxt` (or `.pbtext`, `.txt`) file as text, a `.pb` (or `.graphdef`) file as binary,
+/// and any other file as text when it is printable UTF-8 that parses, else as binary.
+/// Errors: `NotFound` for a missing file; `InvalidArgument` (text, with line and
+/// column) or `DataLoss` (binary) when the file is not a `GraphDef`.
+pub fn read_graph_def_any(path: impl AsRef<Path>) -> Result<GraphDef> {
+    let path = path.as_ref();
+    let bytes = read(path)?;
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let result = match ext.as_deref() {
+        Some("pbtxt" | "pbtext" | "txt") => parse_text(&bytes),
+        Some("pb" | "graphdef") => GraphDef::from_bytes(&bytes),
+        _ if looks_like_text(&bytes) => {
+            parse_text(&bytes).or_else(|text_err| GraphDef::from_bytes(&bytes).map_err(|_| text_err))
+        }
+        _ => GraphDef::from_bytes(&bytes),
+    };
+    result.map_err(|e| e.context(path.display()))
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))
+}
+
+fn parse_text(bytes: &[u8]) -> Result<GraphDef> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Error::invalid_argument(format!("a text GraphDef must be UTF-8 ({e})")))?;
+    graph_def_from_text(text)
+}
+
+/// True for UTF-8 without control characters other than tab, newline and carriage
+/// return: never a binary `GraphDef` with nodes (their first byte is 0x0a and lengths
+/// follow).
+fn looks_like_text(bytes: &[u8]) -> bool {
+    std::str::from_utf8(bytes).is_ok_and(|s| s.chars().all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r')))
+}

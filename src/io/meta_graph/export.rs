@@ -1,0 +1,37 @@
+//! Graph → `MetaGraphDef` (`tf.train.export_meta_graph`).
+
+use super::collections;
+use crate::error::Result;
+use crate::graph::Graph;
+use crate::io::proto::{MetaGraphDef, MetaInfoDef, OpDef, OpList, SaverDef};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The graph's meta graph: its `GraphDef` with `_output_shapes` (as TensorFlow's
+/// `export_meta_graph`), every collection (`variables` and `trainable_variables` as
+/// `VariableDef`s, `train_op` as node names, ...), `saver_def` when given (see
+/// [`add_saver_ops`](super::saver_ops::add_saver_ops)), and `meta_info_def` listing the
+/// op types used (`stripped_op_list`, names only).
+/// Errors: `InvalidArgument` when a collection mixes kinds of items.
+pub fn export_meta_graph(graph: &Graph, saver_def: Option<SaverDef>) -> Result<MetaGraphDef> {
+    let graph_def = graph.to_graph_def_with_shapes();
+    let types: BTreeSet<&str> = graph_def.node.iter().map(|n| n.op.as_str()).collect();
+    let stripped = OpList { op: types.iter().map(|t| OpDef { name: t.to_string(), ..Default::default() }).collect() };
+    let mut collection_def = std::collections::BTreeMap::new();
+    for name in graph.collection_names() {
+        collection_def.insert(name.clone(), collections::export(graph, &name, &graph.collection(&name))?);
+    }
+    Ok(MetaGraphDef {
+        meta_info_def: Some(MetaInfoDef { stripped_op_list: Some(stripped), ..Default::default() }),
+        graph_def: Some(graph_def),
+        saver_def,
+        collection_def,
+        ..Default::default()
+    })
+}
+
+/// Writes `meta` to `path` (a `.meta` file), atomically (temporary file, then rename).
+/// Errors: the file system's, naming the path.
+pub fn write_meta_graph(meta: &MetaGraphDef, path: impl AsRef<Path>) -> Result<()> {
+    crate::io::checkpoint::fsutil::write_atomically(path.as_ref(), &meta.to_bytes())
+}

@@ -1,0 +1,128 @@
+//! `MetaGraphDef` → graph (`tf.train.import_meta_graph`), with the variable-store fix.
+
+use super::collections::{self, VARIABLE_COLLECTIONS};
+use crate::error::{Error, Result};
+use crate::graph::{Graph, Variable};
+use crate::io::graph_def::ImportGraphDefOptions;
+use crate::io::proto::{MetaGraphDef, SaverDef};
+use crate::train::Saver;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Options of [`Graph::import_meta_graph`] (`import_scope`, `clear_devices`).
+#[derive(Debug, Clone, Default)]
+pub struct ImportMetaGraphOptions {
+    /// A name scope for every imported name (`""`: names kept exactly, TensorFlow's default).
+    pub import_scope: String,
+    /// Drops the device of every node.
+    pub clear_devices: bool,
+}
+
+/// Reads a binary `.meta` file. Errors: `NotFound` for a missing file; `DataLoss` when it
+/// is not a `MetaGraphDef`.
+pub fn read_meta_graph(path: impl AsRef<Path>) -> Result<MetaGraphDef> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
+    MetaGraphDef::from_bytes(&bytes).map_err(|e| e.context(path.display()))
+}
+
+impl Graph {
+    /// `tf.train.import_meta_graph(path, import_scope, clear_devices)`: imports the meta
+    /// graph's `GraphDef` and collections into this graph and returns a [`Saver`] for the
+    /// variables its `SaverDef` restores (all global variables when it has none; `None`
+    /// when there are no variables).
+    ///
+    /// Unlike TensorFlow, the imported variables join the variable store: `get_variable("v1")`
+    /// under `Reuse::Yes`/`Reuse::Auto` returns the imported `v1`, and under `Reuse::No` is
+    /// the already-exists error instead of a silent new `v1_1`.
+    ///
+    /// Errors: as [`read_meta_graph`] and [`import_graph_def`](crate::io::graph_def::import_graph_def);
+    /// `NotFound` when a collection names an op the graph lacks.
+    pub fn import_meta_graph(&self, path: impl AsRef<Path>, options: &ImportMetaGraphOptions) -> Result<Option<Saver>> {
+        let path = path.as_ref();
+        let meta = read_meta_graph(path)?;
+        self.import_meta_graph_def(&meta, options, &format!("imported from {}", path.display()))
+    }
+
+    /// [`Graph::import_meta_graph`] from a decoded `MetaGraphDef`; `origin` is what the
+    /// variable store records as where the variables were made.
+    pub fn import_meta_graph_def(
+        &self,
+        meta: &MetaGraphDef,
+        options: &ImportMetaGraphOptions,
+        origin: &str,
+    ) -> Result<Option<Saver>> {
+        let mut gd = meta.graph_def.clone().unwrap_or_default();
+        if options.clear_devices {
+            for n in &mut gd.node {
+                n.device.clear();
+            }
+        }
+        let prefix = if options.import_scope.is_empty() { String::new() } else { format!("{}/", options.import_scope) };
+        let imported = self.import_graph_def(&gd, &ImportGraphDefOptions::new().prefix(&prefix))?;
+        let scope = imported.prefix;
+        for (name, def) in &meta.collection_def {
+            let items = collections::import(self, &scope, name, def)?;
+            for it in items {
+                self.add_to_collection(name, it);
+            }
+        }
+        // the variable-store fix: imported variables are what get_variable finds
+        let globals = self.global_variables();
+        for v in &globals {
+            self.register_variable(v, origin);
+        }
+        for key in VARIABLE_COLLECTIONS.iter().skip(2) {
+            for v in self.variables_in(key) {
+                self.register_variable(&v, origin);
+            }
+        }
+        if globals.is_empty() {
+            return Ok(None);
+        }
+        let saver = match &meta.saver_def {
+            Some(def) => match saver_vars(self, &scope, def, &globals)? {
+                Some(map) => Saver::with_name_map(map),
+                None => Saver::with_var_list(&globals)?,
+            },
+            None => Saver::with_var_list(&globals)?,
+        };
+        Ok(Some(saver))
+    }
+}
+
+/// The checkpoint names and variables the `SaverDef`'s restore op assigns: each control
+/// input of `restore_all` is an `Assign`/`AssignVariableOp` whose value comes (through
+/// `Identity`s) from output `i` of a `RestoreV2` with constant `tensor_names`.
+fn saver_vars(
+    graph: &Graph,
+    scope: &str,
+    def: &SaverDef,
+    globals: &[Variable],
+) -> Result<Option<BTreeMap<String, Variable>>> {
+    let full = if scope.is_empty() { def.restore_op_name.clone() } else { format!("{scope}/{}", def.restore_op_name) };
+    let Ok(restore_all) = graph.operation_by_name(&full) else { return Ok(None) };
+    let by_op: BTreeMap<usize, &Variable> = globals.iter().map(|v| (v.op().id(), v)).collect();
+    let mut map = BTreeMap::new();
+    for c in restore_all.node().control_inputs {
+        let assign = graph.node(c);
+        if !matches!(assign.op_type.as_str(), "Assign" | "AssignVariableOp") || assign.inputs.len() != 2 {
+            return Ok(None);
+        }
+        let Some(var) = by_op.get(&assign.inputs[0].0) else { return Ok(None) };
+        let (mut src, mut idx) = assign.inputs[1];
+        while graph.node(src).op_type == "Identity" {
+            (src, idx) = graph.node(src).inputs[0];
+        }
+        let restore = graph.node(src);
+        if restore.op_type != "RestoreV2" {
+            return Ok(None);
+        }
+        let names = graph.node(restore.inputs[1].0);
+        let Ok(t) = names.attr_tensor("value") else { return Ok(None) };
+        let crate::tensor::Storage::Str(v) = t.storage() else { return Ok(None) };
+        let Some(name) = v.get(idx) else { return Ok(None) };
+        map.insert(String::from_utf8_lossy(name).into_owned(), (*var).clone());
+    }
+    Ok(Some(map))
+}

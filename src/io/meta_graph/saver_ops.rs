@@ -1,0 +1,77 @@
+//! The `save/` subgraph that `tf.train.Saver()` adds to a graph (formats.md §5.3), so an
+//! exported meta graph carries a working `SaverDef`.
+
+use crate::error::Result;
+use crate::graph::{AttrValue, Graph, Operation, Variable};
+use crate::io::proto::SaverDef;
+use crate::ops;
+use crate::tensor::{DType, Shape, Tensor};
+
+fn strings(v: &[&str]) -> Result<Tensor> {
+    Tensor::strings(&[v.len()], v.iter().map(|s| s.as_bytes().to_vec()).collect())
+}
+
+/// Adds TensorFlow's V2 saver ops for `vars` (checkpoint name → variable, sorted by name)
+/// under a new `save` name scope (`save_1` when taken) and returns their `SaverDef`:
+/// `save/Const` (the filename, fed with the checkpoint prefix), `save/SaveV2`,
+/// `save/control_dependency`, `save/RestoreV2`, one `save/Assign*` per variable and
+/// `save/restore_all`. Errors: as the ops added.
+pub fn add_saver_ops(graph: &Graph, vars: &[(String, Variable)]) -> Result<SaverDef> {
+    let s = graph.scope().name_scope("save");
+    let model = ops::constant(&s.named("filename/input"), Tensor::strings(&[], vec![b"model".to_vec()])?)?;
+    let filename = ops::placeholder_with_default(&s.named("filename"), &model, Shape::scalar())?;
+    let prefix = ops::placeholder_with_default(&s.named("Const"), &filename, Shape::scalar())?;
+    let names: Vec<&str> = vars.iter().map(|(n, _)| n.as_str()).collect();
+    let empty = vec![""; names.len()];
+    let dtypes = AttrValue::ListType(vars.iter().map(|(_, v)| v.dtype()).collect());
+    let save_names = ops::constant(&s.named("SaveV2/tensor_names"), strings(&names)?)?;
+    let save_slices = ops::constant(&s.named("SaveV2/shape_and_slices"), strings(&empty)?)?;
+    let mut save = s.op("SaveV2", "SaveV2").input(&prefix).input(&save_names).input(&save_slices);
+    for (_, v) in vars {
+        save = save.input(&v.reference());
+    }
+    let save = save.attr("dtypes", dtypes.clone()).build()?;
+    let class = |name: &str| AttrValue::ListString(vec![format!("loc:@{name}").into_bytes()]);
+    let control = s
+        .named("control_dependency")
+        .op("Identity", "Identity")
+        .input(&prefix)
+        .control_input(&save)
+        .attr("T", DType::String)
+        .attr("_class", class(&prefix.op().name()))
+        .build()?;
+    let restore_names = ops::constant(&s.named("RestoreV2/tensor_names"), strings(&names)?)?;
+    let restore_slices = ops::constant(&s.named("RestoreV2/shape_and_slices"), strings(&empty)?)?;
+    let restore = s
+        .op("RestoreV2", "RestoreV2")
+        .input(&prefix)
+        .input(&restore_names)
+        .input(&restore_slices)
+        .attr("dtypes", dtypes)
+        .build()?;
+    let mut assigns: Vec<Operation> = Vec::with_capacity(vars.len());
+    for (i, (_, v)) in vars.iter().enumerate() {
+        assigns.push(
+            s.named("Assign")
+                .op("Assign", "Assign")
+                .input(&v.reference())
+                .input(&restore.output(i)?)
+                .attr("T", v.dtype())
+                .attr("_class", class(&v.name()))
+                .attr("use_locking", true)
+                .attr("validate_shape", true)
+                .build()?,
+        );
+    }
+    let refs: Vec<&Operation> = assigns.iter().collect();
+    let restore_all = ops::group(&s.named("restore_all"), &refs)?;
+    Ok(SaverDef {
+        filename_tensor_name: format!("{}:0", prefix.op().name()),
+        save_tensor_name: format!("{}:0", control.name()),
+        restore_op_name: restore_all.name(),
+        max_to_keep: 5,
+        sharded: false,
+        keep_checkpoint_every_n_hours: 10000.0,
+        version: crate::io::proto::meta_graph::SAVER_DEF_V2,
+    })
+}

@@ -1,0 +1,193 @@
+//! `init_from_checkpoint` (`tf.compat.v1.train.init_from_checkpoint`): makes the initializers
+//! of chosen variables load values from a checkpoint, renaming scopes on the way.
+
+use crate::error::{Error, Result};
+use crate::graph::{CollectionItem, Graph, Variable, VariableRecord};
+use crate::io::checkpoint::{latest_checkpoint, CheckpointReader};
+use crate::tensor::{fmt_dims, DType, Shape};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// `tf.compat.v1.train.init_from_checkpoint(ckpt_dir_or_file, assignment_map)`: replaces the
+/// initializers of the variables named by `assignment_map` so that running them (directly or
+/// through `global_variables_initializer()`) assigns the values stored in the checkpoint.
+/// Nothing is restored now and the session is not touched, as in TensorFlow.
+///
+/// `ckpt_dir_or_prefix` is a checkpoint prefix (`dir/model.ckpt-100`) or a directory, whose
+/// latest checkpoint (per its `checkpoint` state file) is used.
+///
+/// `assignment_map` pairs a name in the checkpoint with a name in the graph, as TensorFlow's
+/// dict `{checkpoint_name: graph_name}`; entries are taken in checkpoint-name order:
+/// - `("old/name", "new/name")`: variable `new/name` gets tensor `old/name`;
+/// - `("old_scope/", "new_scope/")`: every variable under `new_scope/` (`new_scope/x/y`)
+///   gets the tensor of the same name under `old_scope/` (`old_scope/x/y`);
+/// - `("/", "new_scope/")`: every variable under `new_scope/` gets the tensor named by the
+///   rest of its name (`new_scope/x` gets `x`); `("old_scope/", "/")` gives every variable
+///   `v` the tensor `old_scope/v`; `("/", "/")` every variable the tensor of its own name.
+///
+/// Graph names are looked up among the variables made with `get_variable` (TensorFlow's
+/// variable store) and, beyond TensorFlow, the other global variables (TensorFlow takes
+/// `tf.Variable` objects in the map for those). The values must match each variable's shape
+/// and dtype.
+///
+/// Each matched variable `v` gets, as in TensorFlow, a new initial value
+/// `checkpoint_initializer[_k]` and a new initializer `Assign[_k]` at the root of the graph;
+/// its records in every collection and in the variable store are updated, so
+/// [`crate::Graph::global_variables`] and initializers built afterwards use them. Unlike
+/// TensorFlow's `RestoreV2`, the initial value is a `Const` holding the value read now, so
+/// the checkpoint may go away afterwards. [`Variable`] handles obtained earlier keep the old
+/// initializer; fetch them again from the graph.
+///
+/// Returns the `(variable, checkpoint tensor)` pairs initialized, in order.
+///
+/// Errors (all problems are listed at once, and the graph is changed only when there are
+/// none): `NotFound` when there is no checkpoint, a checkpoint tensor is missing (naming it,
+/// the variable and the map entry), a graph name is neither a variable nor a scope
+/// (`"scope/"`), or a scope holds no variable; `InvalidArgument` when a shape or dtype
+/// differs (naming both), or a scope maps to a single tensor name (TensorFlow's "Assignment
+/// map with scope only name ... should map to scope only ..."); `DataLoss` for a damaged
+/// checkpoint.
+pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
+    graph: &Graph,
+    ckpt_dir_or_prefix: impl AsRef<Path>,
+    assignment_map: impl IntoIterator<Item = (K, V)>,
+) -> Result<Vec<(String, String)>> {
+    let prefix = checkpoint_prefix(ckpt_dir_or_prefix.as_ref())?;
+    let reader = CheckpointReader::open(&prefix)?;
+    let in_ckpt: BTreeMap<String, (DType, Vec<usize>)> =
+        reader.list().into_iter().map(|(n, d, s)| (n, (d, s))).collect();
+    let vars = candidate_variables(graph);
+    let mut map: Vec<(String, String)> =
+        assignment_map.into_iter().map(|(k, v)| (k.as_ref().to_string(), v.as_ref().to_string())).collect();
+    map.sort_by(|a, b| a.0.cmp(&b.0));
+
+    let mut pairs: Vec<(Variable, String)> = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    let mut invalid = false;
+    let ckpt = prefix.display();
+    for (tensor_name, graph_name) in &map {
+        if let Some(v) = vars.get(graph_name) {
+            pairs.push((v.clone(), tensor_name.clone()));
+            continue;
+        }
+        if !(graph_name.ends_with('/')) {
+            problems.push(format!(
+                "variable {graph_name} (assignment map entry {tensor_name:?}: {graph_name:?}) is not in the graph; \
+                 to map a whole scope write both names with a trailing '/'"
+            ));
+            continue;
+        }
+        let scopes = graph_name.rfind('/').map(|i| &graph_name[..i]).unwrap_or("");
+        if !tensor_name.ends_with('/') {
+            invalid = true;
+            problems.push(format!(
+                "Assignment map with scope only name {scopes} should map to scope only {tensor_name}. Should be \
+                 'scope/': 'other_scope/'."
+            ));
+            continue;
+        }
+        let under: Vec<&String> =
+            vars.keys().filter(|n| scopes.is_empty() || n.starts_with(&format!("{scopes}/"))).collect();
+        if under.is_empty() {
+            problems.push(format!(
+                "no variable of the graph is under scope {graph_name:?} (assignment map entry {tensor_name:?}: \
+                 {graph_name:?})"
+            ));
+        }
+        for var_name in under {
+            // TensorFlow's name arithmetic (checkpoint_utils._init_from_checkpoint).
+            let mut full = var_name[scopes.len()..].to_string();
+            if graph_name != "/" {
+                full.remove(0);
+            }
+            if tensor_name != "/" {
+                full = format!("{tensor_name}{full}");
+            }
+            let full = full.strip_suffix('/').map(str::to_string).unwrap_or(full);
+            pairs.push((vars[var_name].clone(), full));
+        }
+    }
+    for (v, t) in &pairs {
+        match in_ckpt.get(t) {
+            None => problems.push(format!("Tensor {t} (for variable {}) is not found in checkpoint {ckpt}", v.name())),
+            Some((dtype, shape)) => {
+                if !Shape::known(&v.shape()).compatible(&Shape::known(shape)) || *dtype != v.dtype() {
+                    invalid = true;
+                    problems.push(format!(
+                        "variable {} is {} {} but tensor {t} in checkpoint {ckpt} is {dtype} {}",
+                        v.name(),
+                        v.dtype(),
+                        fmt_dims(&v.shape()),
+                        fmt_dims(shape)
+                    ));
+                }
+            }
+        }
+    }
+    if !problems.is_empty() {
+        let msg = format!(
+            "init_from_checkpoint from {ckpt} failed ({} problem(s); nothing was changed):\n  {}",
+            problems.len(),
+            problems.join("\n  ")
+        );
+        return Err(if invalid { Error::invalid_argument(msg) } else { Error::not_found(msg) });
+    }
+
+    // Read every value before changing the graph, so a damaged checkpoint changes nothing.
+    let mut values = Vec::with_capacity(pairs.len());
+    for (_, t) in &pairs {
+        values.push(reader.read(t)?);
+    }
+    let root = graph.scope();
+    let mut done = Vec::with_capacity(pairs.len());
+    for ((v, t), value) in pairs.into_iter().zip(values) {
+        let initial = crate::ops::constant(&root.named("checkpoint_initializer"), value)?;
+        let assign = crate::ops::state::assign(&root.named("Assign"), &v.reference(), &initial)?;
+        let old = v.record();
+        let new = VariableRecord { initializer: assign.op().id(), initial_value: initial.key(), ..old.clone() };
+        replace_record(graph, &old, &new);
+        done.push((v.name(), t));
+    }
+    Ok(done)
+}
+
+/// The checkpoint prefix of `p`: the latest checkpoint when `p` is a directory.
+fn checkpoint_prefix(p: &Path) -> Result<PathBuf> {
+    if !p.is_dir() {
+        return Ok(p.to_path_buf());
+    }
+    latest_checkpoint(p)?.ok_or_else(|| {
+        Error::not_found(format!("Couldn't find 'checkpoint' file or checkpoints in given directory {}", p.display()))
+    })
+}
+
+/// The variables a graph name can refer to: the variable store, then the global variables.
+fn candidate_variables(graph: &Graph) -> BTreeMap<String, Variable> {
+    let stored: Vec<VariableRecord> = graph.read().var_store.values().map(|s| s.record.clone()).collect();
+    let mut out: BTreeMap<String, Variable> = BTreeMap::new();
+    for r in stored {
+        let v = Variable::from_record(graph, &r);
+        out.insert(v.name(), v);
+    }
+    for v in graph.global_variables() {
+        out.entry(v.name()).or_insert(v);
+    }
+    out
+}
+
+/// Replaces the record of `old`'s variable by `new` in every collection and the variable store.
+fn replace_record(graph: &Graph, old: &VariableRecord, new: &VariableRecord) {
+    let mut g = graph.write();
+    for items in g.collections.values_mut() {
+        for item in items.iter_mut() {
+            if matches!(item, CollectionItem::Variable(r) if r.var_op == old.var_op) {
+                *item = CollectionItem::Variable(new.clone());
+            }
+        }
+    }
+    for stored in g.var_store.values_mut() {
+        if stored.record.var_op == old.var_op {
+            stored.record = new.clone();
+        }
+    }
+}

@@ -1,0 +1,377 @@
+//! `Saver` (`tf.compat.v1.train.Saver`): saves variable values from a session into a
+//! TensorFlow V2 checkpoint (one data file, or several for a sharded save) and restores them,
+//! explaining every mismatch at once; keeps the newest `max_to_keep` checkpoints plus one every
+//! `keep_checkpoint_every_n_hours`; and [`init_from_checkpoint()`]
+//! (`tf.compat.v1.train.init_from_checkpoint`) makes variable initializers load checkpoint values.
+
+mod init_from_checkpoint;
+mod retention;
+
+pub use init_from_checkpoint::init_from_checkpoint;
+
+use crate::error::{Code, Error, Result};
+use crate::graph::{Graph, Variable};
+use crate::io::checkpoint::{
+    index_path, read_checkpoint_state, read_tensors, write_checkpoint_state, CheckpointReader, CheckpointState,
+    CheckpointWriter, MAX_SHARDS,
+};
+use crate::session::Session;
+use crate::tensor::{fmt_dims, Tensor};
+use retention::{delete_checkpoint_files, now, History};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Name suffixes of optimizer state (slots and non-slot variables).
+const OPTIMIZER_MARKERS: [&str; 6] = ["/Adam", "/Adam_1", "/Momentum", "beta1_power", "beta2_power", "/Adagrad"];
+
+/// True when `name` looks like optimizer state rather than a model variable.
+pub fn is_optimizer_variable(name: &str) -> bool {
+    OPTIMIZER_MARKERS.iter().any(|m| name.ends_with(m) || name.contains(&format!("{m}/")))
+}
+
+/// TensorFlow's default `keep_checkpoint_every_n_hours` (10000 hours: in effect never).
+pub const DEFAULT_KEEP_CHECKPOINT_EVERY_N_HOURS: f64 = 10000.0;
+
+/// Saves and restores variables (`tf.compat.v1.train.Saver`). Each variable is stored under
+/// its name (`weight_def/weights`) unless a map gives another checkpoint name.
+///
+/// Options mirror the constructor arguments of TensorFlow's `Saver`:
+/// [`Saver::max_to_keep`] (default 5), [`Saver::keep_checkpoint_every_n_hours`] (default
+/// 10000), [`Saver::sharded`] (default false), plus [`Saver::num_shards`] (data files per
+/// sharded save) and [`Saver::sync`].
+///
+/// Every save is atomic: each file is written under a temporary name and renamed into place,
+/// the data files first, then the index, then the `checkpoint` state file; only then are the
+/// checkpoints beyond `max_to_keep` deleted. A process killed at any moment leaves the state
+/// file naming a complete checkpoint (the previous one or the new one).
+///
+/// Like TensorFlow's, a saver remembers the checkpoints *it* saved (oldest first) and applies
+/// `max_to_keep` to those; a new saver starts with none. To continue managing the checkpoints
+/// of an earlier run, call [`Saver::recover_last_checkpoints`] or
+/// [`Saver::recover_from_checkpoint_state`]. A saver is `Send + Sync`; concurrent saves are
+/// recorded one at a time.
+pub struct Saver {
+    vars: BTreeMap<String, Variable>,
+    max_to_keep: usize,
+    keep_every_n_hours: Option<f64>,
+    num_shards: Option<usize>,
+    sync: bool,
+    history: Mutex<History>,
+}
+
+impl std::fmt::Debug for Saver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Saver")
+            .field("variables", &self.vars.keys().collect::<Vec<_>>())
+            .field("max_to_keep", &self.max_to_keep)
+            .field("keep_checkpoint_every_n_hours", &self.keep_every_n_hours)
+            .field("num_shards", &self.num_shards)
+            .finish()
+    }
+}
+
+impl Saver {
+    /// A saver for every global variable of `graph` (`tf.train.Saver()`), keeping the 5
+    /// newest checkpoints. Errors: `InvalidArgument` when the graph has no variables.
+    pub fn new(graph: &Graph) -> Result<Saver> {
+        let vars = graph.global_variables();
+        if vars.is_empty() {
+            return Err(Error::invalid_argument("No variables to save: the graph has no global variables"));
+        }
+        Saver::with_var_list(&vars)
+    }
+
+    /// A saver for the given variables (`tf.train.Saver(var_list=[...])`).
+    /// Errors: `InvalidArgument` when two variables have one name.
+    pub fn with_var_list(vars: &[Variable]) -> Result<Saver> {
+        let mut map = BTreeMap::new();
+        for v in vars {
+            if map.insert(v.name(), v.clone()).is_some() {
+                return Err(Error::invalid_argument(format!(
+                    "At least two variables have the same name: {}",
+                    v.name()
+                )));
+            }
+        }
+        Ok(Saver::with_name_map(map))
+    }
+
+    /// A saver storing each variable under the given checkpoint name
+    /// (`tf.train.Saver(var_list={"name": var})`).
+    pub fn with_name_map(map: BTreeMap<String, Variable>) -> Saver {
+        Saver {
+            vars: map,
+            max_to_keep: 5,
+            keep_every_n_hours: None,
+            num_shards: None,
+            sync: true,
+            history: Mutex::new(History::new(now())),
+        }
+    }
+
+    /// Keeps at most `n` checkpoints (`max_to_keep`, default 5): after each save the oldest
+    /// checkpoints this saver recorded beyond the newest `n` are deleted (index, data files,
+    /// `.meta`), oldest first, unless [`Saver::keep_checkpoint_every_n_hours`] keeps them.
+    /// `0` deletes nothing and, as TensorFlow, lists only the newest checkpoint in the state
+    /// file.
+    pub fn max_to_keep(mut self, n: usize) -> Saver {
+        self.max_to_keep = n;
+        self
+    }
+
+    /// `keep_checkpoint_every_n_hours` (TensorFlow's default 10000): a checkpoint pushed out by
+    /// `max_to_keep` is kept on disk (no longer listed in the state file) when it was saved at
+    /// least `hours` after the last checkpoint kept this way; the first is compared with the
+    /// time the saver was made. Fractions of an hour are allowed.
+    ///
+    /// When set, the state file also records `all_model_checkpoint_timestamps` and
+    /// `last_preserved_timestamp` (as `tf.train.CheckpointManager` writes them), which
+    /// [`Saver::recover_from_checkpoint_state`] reads back. A value that is not a positive
+    /// number turns the option off.
+    pub fn keep_checkpoint_every_n_hours(mut self, hours: f64) -> Saver {
+        self.keep_every_n_hours = (hours.is_finite() && hours > 0.0).then_some(hours);
+        self
+    }
+
+    /// `sharded=True`: each save writes its data as TensorFlow's sharded `Saver` does, one
+    /// data file per device shard. tensorgraph runs on one CPU device, so this is one file
+    /// `prefix.data-00000-of-00001` (the layout TensorFlow produces on one device) unless
+    /// [`Saver::num_shards`] asks for more. `false` undoes [`Saver::num_shards`].
+    pub fn sharded(mut self, sharded: bool) -> Saver {
+        self.num_shards = sharded.then_some(self.num_shards.unwrap_or(1));
+        self
+    }
+
+    /// A sharded save over `n` data files `prefix.data-0000k-of-0000n` and one index (as
+    /// TensorFlow's sharded `Saver` writes with variables on `n` devices): each variable, in
+    /// name order, goes to the shard holding the fewest bytes so far; the shards are written
+    /// in parallel. Implies [`Saver::sharded`]. `n` is clamped to 1..=99999.
+    pub fn num_shards(mut self, n: usize) -> Saver {
+        self.num_shards = Some(n.clamp(1, MAX_SHARDS));
+        self
+    }
+
+    /// Whether a save flushes its data files to disk (`fsync`) before renaming them into place
+    /// (default true). Saves are atomic either way for other processes and for a killed saver;
+    /// with `sync` a saved checkpoint also survives a power loss. TensorFlow does not sync.
+    pub fn sync(mut self, sync: bool) -> Saver {
+        self.sync = sync;
+        self
+    }
+
+    /// Checkpoint names and variables, sorted by name.
+    pub fn variables(&self) -> &BTreeMap<String, Variable> {
+        &self.vars
+    }
+
+    /// The checkpoints this saver manages, oldest first (`Saver.last_checkpoints`).
+    pub fn last_checkpoints(&self) -> Vec<PathBuf> {
+        self.history.lock().unwrap_or_else(|e| e.into_inner()).last.iter().map(|p| p.0.clone()).collect()
+    }
+
+    /// Adopts `checkpoints` (oldest first), with the times they were saved (seconds since the
+    /// epoch), as the list this saver manages (`Saver.set_last_checkpoints_with_time`). They
+    /// count towards `max_to_keep` on the next save.
+    pub fn set_last_checkpoints_with_time(&self, checkpoints: Vec<(PathBuf, f64)>) {
+        self.history.lock().unwrap_or_else(|e| e.into_inner()).last = checkpoints;
+    }
+
+    /// `Saver.recover_last_checkpoints(paths)`: adopts the checkpoints among `paths` that still
+    /// exist (their `.index` file), oldest first, each with the modification time of its
+    /// index as its save time, so that the next saves delete them beyond `max_to_keep`.
+    pub fn recover_last_checkpoints(&self, paths: &[impl AsRef<Path>]) {
+        let found = paths
+            .iter()
+            .filter_map(|p| {
+                let p = p.as_ref();
+                let mtime = std::fs::metadata(index_path(p)).and_then(|m| m.modified()).ok()?;
+                let secs = mtime.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+                Some((p.to_path_buf(), secs))
+            })
+            .collect();
+        self.set_last_checkpoints_with_time(found);
+    }
+
+    /// Adopts what the `checkpoint` state file of `dir` lists, as `tf.train.CheckpointManager`
+    /// does when it starts: its `all_model_checkpoint_paths` that still exist, with their
+    /// recorded timestamps (or their index's modification time when the file has none), and
+    /// its `last_preserved_timestamp` when set. Returns false (and changes nothing) when `dir`
+    /// has no state file.
+    ///
+    /// Errors: as [`crate::io::checkpoint::read_checkpoint_state`] for a damaged state file.
+    pub fn recover_from_checkpoint_state(&self, dir: impl AsRef<Path>) -> Result<bool> {
+        let Some(st) = read_checkpoint_state(dir)? else { return Ok(false) };
+        let paths = &st.all_model_checkpoint_paths;
+        if st.all_model_checkpoint_timestamps.len() == paths.len() {
+            let found = paths
+                .iter()
+                .zip(&st.all_model_checkpoint_timestamps)
+                .filter(|(p, _)| index_path(p).is_file())
+                .map(|(p, t)| (PathBuf::from(p), *t))
+                .collect();
+            self.set_last_checkpoints_with_time(found);
+        } else {
+            self.recover_last_checkpoints(paths);
+        }
+        if st.last_preserved_timestamp > 0.0 {
+            self.history.lock().unwrap_or_else(|e| e.into_inner()).last_preserved = st.last_preserved_timestamp;
+        }
+        Ok(true)
+    }
+
+    /// Writes every variable's value to checkpoint `prefix` (`prefix.index` and
+    /// `prefix.data-00000-of-00001`, or `n` data files for a sharded save), then updates the
+    /// `checkpoint` state file beside it (paths relative to its directory when inside it,
+    /// newest last) and then deletes the checkpoints beyond `max_to_keep`
+    /// (`Saver.save(sess, save_path)`). Every file is written under a temporary name and
+    /// renamed into place; the state file is replaced last. Returns the prefix.
+    ///
+    /// Errors: `FailedPrecondition` naming an uninitialized variable; `NotFound` when the
+    /// directory does not exist; I/O errors naming the file. On error no file of the new
+    /// checkpoint is left under its final name unless its data files were already renamed
+    /// (then the state file still names the previous checkpoint).
+    pub fn save(&self, session: &Session, prefix: impl AsRef<Path>) -> Result<PathBuf> {
+        let prefix = prefix.as_ref().to_path_buf();
+        let dir = prefix.parent().map(Path::to_path_buf).unwrap_or_default();
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            return Err(Error::not_found(format!(
+                "Parent directory of {} doesn't exist, can't save.",
+                prefix.display()
+            )));
+        }
+        let mut tensors = Vec::with_capacity(self.vars.len());
+        for (name, v) in &self.vars {
+            let value = session.variable_value(v.op()).ok_or_else(|| crate::ops::uninitialized(&v.name()))?;
+            tensors.push((name.clone(), value));
+        }
+        let mut writer = CheckpointWriter::with_num_shards(&prefix, self.num_shards.unwrap_or(1))?.sync(self.sync);
+        writer.add_all(&tensors)?;
+        drop(tensors);
+        writer.finish()?;
+        self.update_state(&dir, &prefix)?;
+        Ok(prefix)
+    }
+
+    /// As [`Saver::save`] with the step appended: `prefix-<global_step>` (`model.ckpt-1000`).
+    pub fn save_with_step(&self, session: &Session, prefix: impl AsRef<Path>, global_step: u64) -> Result<PathBuf> {
+        let mut p = prefix.as_ref().as_os_str().to_os_string();
+        p.push(format!("-{global_step}"));
+        self.save(session, PathBuf::from(p))
+    }
+
+    /// Records the new checkpoint, writes the state file, then deletes what `max_to_keep`
+    /// lets go (TensorFlow's order: `_RecordLastCheckpoint`, `update_checkpoint_state`,
+    /// `_MaybeDeleteOldCheckpoints`).
+    fn update_state(&self, dir: &Path, prefix: &Path) -> Result<()> {
+        let state_dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        let this = resolve_in(state_dir, &prefix.to_string_lossy());
+        let mut hist = self.history.lock().unwrap_or_else(|e| e.into_inner());
+        let decision = hist.record(this.clone(), now(), self.max_to_keep, self.keep_every_n_hours);
+        let listed: Vec<(PathBuf, f64)> = if self.max_to_keep == 0 {
+            vec![(this.clone(), now())]
+        } else {
+            hist.last.iter().map(|(p, t)| (resolve_in(state_dir, &p.to_string_lossy()), *t)).collect()
+        };
+        let timed = self.keep_every_n_hours.is_some();
+        write_checkpoint_state(
+            state_dir,
+            &CheckpointState {
+                model_checkpoint_path: this.to_string_lossy().into_owned(),
+                all_model_checkpoint_paths: listed.iter().map(|p| p.0.to_string_lossy().into_owned()).collect(),
+                all_model_checkpoint_timestamps: if timed { listed.iter().map(|p| p.1).collect() } else { Vec::new() },
+                last_preserved_timestamp: if timed { hist.last_preserved } else { 0.0 },
+            },
+        )?;
+        for old in &decision.delete {
+            if *old != this {
+                delete_checkpoint_files(&resolve_in(state_dir, &old.to_string_lossy()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Restores every variable from checkpoint `prefix` into `session`.
+    ///
+    /// Nothing is assigned unless everything matches. Errors: `NotFound` listing every
+    /// variable missing from the checkpoint, every dtype or shape mismatch, and the names
+    /// the checkpoint has that this saver does not; when the missing names are optimizer
+    /// slots (`/Adam`, `/Adam_1`, `/Momentum`, `beta1_power`, ...) the message says so and
+    /// how to restore only the model variables. `DataLoss`/`NotFound` for damaged or
+    /// absent files.
+    pub fn restore(&self, session: &Session, prefix: impl AsRef<Path>) -> Result<()> {
+        let prefix = prefix.as_ref();
+        let reader = CheckpointReader::open(prefix).map_err(|e| {
+            if e.code == Code::NotFound {
+                Error::not_found(format!(
+                    "Failed to find any matching files for {}: no {} (is the prefix right? `tensorgraph inspect DIR` lists a directory's latest checkpoint)",
+                    prefix.display(),
+                    index_path(prefix).display()
+                ))
+            } else {
+                e
+            }
+        })?;
+        let listed: BTreeMap<String, (crate::DType, Vec<usize>)> =
+            reader.list().into_iter().map(|(n, d, s)| (n, (d, s))).collect();
+        let mut missing = Vec::new();
+        let mut mismatched = Vec::new();
+        for (name, v) in &self.vars {
+            match listed.get(name) {
+                None => missing.push(name.clone()),
+                Some((dtype, shape)) => {
+                    if *dtype != v.dtype() || shape != &v.shape() {
+                        mismatched.push(format!(
+                            "{name}: checkpoint has {dtype} {}, graph has {} {}",
+                            fmt_dims(shape),
+                            v.dtype(),
+                            fmt_dims(&v.shape())
+                        ));
+                    }
+                }
+            }
+        }
+        if !missing.is_empty() || !mismatched.is_empty() {
+            let unexpected: Vec<&String> = listed.keys().filter(|k| !self.vars.contains_key(*k)).collect();
+            return Err(restore_error(prefix, &missing, &mismatched, &unexpected));
+        }
+        let names: Vec<&str> = self.vars.keys().map(String::as_str).collect();
+        let values: Vec<Tensor> = read_tensors(&reader, &names)?;
+        for (v, t) in self.vars.values().zip(values) {
+            session.set_variable_value(v.op(), t)?;
+        }
+        Ok(())
+    }
+}
+
+fn restore_error(prefix: &Path, missing: &[String], mismatched: &[String], unexpected: &[&String]) -> Error {
+    let mut msg = format!("Restoring from checkpoint {} failed.", prefix.display());
+    if !missing.is_empty() {
+        msg.push_str(&format!("\n{} variable(s) not found in checkpoint: {}", missing.len(), missing.join(", ")));
+    }
+    if !mismatched.is_empty() {
+        msg.push_str(&format!("\n{} dtype/shape mismatch(es):\n  {}", mismatched.len(), mismatched.join("\n  ")));
+    }
+    if !unexpected.is_empty() {
+        let names: Vec<&str> = unexpected.iter().map(|s| s.as_str()).collect();
+        msg.push_str(&format!("\nThe checkpoint has {} name(s) the graph does not: {}", names.len(), names.join(", ")));
+    }
+    let slots: Vec<&String> = missing.iter().filter(|n| is_optimizer_variable(n)).collect();
+    if !slots.is_empty() {
+        msg.push_str(&format!(
+            "\n{} of the missing names are optimizer state (slots such as /Adam, /Adam_1, /Momentum, beta1_power, beta2_power): the checkpoint was saved without the optimizer, or the graph adds an optimizer the saved model did not have. To restore only the model variables, build the saver from them: Saver::with_var_list(&graph.trainable_variables()), then initialize the optimizer's variables with their initializers.",
+            slots.len()
+        ));
+    }
+    Error::not_found(msg)
+}
+
+/// `p` joined onto `dir` when relative and not already under it.
+fn resolve_in(dir: &Path, p: &str) -> PathBuf {
+    let path = Path::new(p);
+    if path.is_absolute() || path.starts_with(dir) {
+        path.to_path_buf()
+    } else {
+        dir.join(path)
+    }
+}
