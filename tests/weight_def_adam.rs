@@ -176,6 +176,8 @@ fn restore_reports_shape_mismatches_and_unknown_names_together() {
         "{err}"
     );
     assert!(err.message.contains("The checkpoint has 1 name(s) the graph does not: weight_def/biases"), "{err}");
+    assert!(err.message.contains("The graph's variable names differ from the checkpoint's"), "{err}");
+    assert!(!err.message.contains("optimizer state"), "no slot hint when model variables are missing: {err}");
     let missing = Saver::new(&graph).unwrap().restore(&sess, "/nonexistent/model.ckpt").unwrap_err();
     assert_eq!(missing.code, Code::NotFound);
 }

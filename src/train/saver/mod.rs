@@ -304,7 +304,7 @@ impl Saver {
         let reader = CheckpointReader::open(prefix).map_err(|e| {
             if e.code == Code::NotFound {
                 Error::not_found(format!(
-                    "Failed to find any matching files for {}: no {} (is the prefix right? `tensorgraph inspect DIR` lists a directory's latest checkpoint)",
+                    "Failed to find any matching files for {}: no {} (a checkpoint prefix is the path without .index; for a directory, `tensorgraph inspect DIR` names its latest checkpoint and latest_checkpoint(dir) finds it)",
                     prefix.display(),
                     index_path(prefix).display()
                 ))
@@ -356,12 +356,16 @@ fn restore_error(prefix: &Path, missing: &[String], mismatched: &[String], unexp
         let names: Vec<&str> = unexpected.iter().map(|s| s.as_str()).collect();
         msg.push_str(&format!("\nThe checkpoint has {} name(s) the graph does not: {}", names.len(), names.join(", ")));
     }
-    let slots: Vec<&String> = missing.iter().filter(|n| is_optimizer_variable(n)).collect();
-    if !slots.is_empty() {
+    let slots = missing.iter().filter(|n| is_optimizer_variable(n)).count();
+    let model_missing = missing.len() - slots;
+    if slots > 0 && model_missing == 0 && mismatched.is_empty() {
         msg.push_str(&format!(
-            "\n{} of the missing names are optimizer state (slots such as /Adam, /Adam_1, /Momentum, beta1_power, beta2_power): the checkpoint was saved without the optimizer, or the graph adds an optimizer the saved model did not have. To restore only the model variables, build the saver from them: Saver::with_var_list(&graph.trainable_variables()), then initialize the optimizer's variables with their initializers.",
-            slots.len()
+            "\nAll {slots} missing names are optimizer state (slots such as /Adam, /Adam_1, /Momentum, beta1_power, beta2_power): the checkpoint was saved without the optimizer, or the graph adds an optimizer the saved model did not have. To restore only the model variables, build the saver from them: Saver::with_var_list(&graph.trainable_variables()), then initialize the optimizer's variables with their initializers."
         ));
+    } else if model_missing > 0 && !unexpected.is_empty() {
+        msg.push_str(
+            "\nThe graph's variable names differ from the checkpoint's: build the same model (same scopes and names) as the one saved, or map checkpoint names to variables with Saver::with_name_map. `tensorgraph inspect CKPT` lists the checkpoint's names; `tensorgraph diff A B` compares two checkpoints.",
+        );
     }
     Error::not_found(msg)
 }
