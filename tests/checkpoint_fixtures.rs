@@ -3,6 +3,9 @@
 //! corrupted and truncated copies give errors (never panics); `latest_checkpoint` on the
 //! fixtures' state files.
 
+mod common;
+use common::{fixtures, manifest};
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tensorgraph::io::checkpoint::{
@@ -11,25 +14,6 @@ use tensorgraph::io::checkpoint::{
 };
 use tensorgraph::tensor::{Storage, Tensor};
 use tensorgraph::{Code, DType};
-
-fn fixtures() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("TENSORGRAPH_FIXTURES").map(PathBuf::from),
-        Some(root.join("shared/fixtures/tf-2.21")),
-        Some(root.join("../shared/fixtures/tf-2.21")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("seed004").is_dir())
-        .expect("TF 2.21 fixtures not found: set TENSORGRAPH_FIXTURES or put shared/ next to the crate")
-}
-
-fn manifest(fixture: &str) -> Value {
-    let text = std::fs::read_to_string(fixtures().join(fixture).join("manifest.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
-}
 
 fn b64(s: &str) -> Vec<u8> {
     let val = |c: u8| -> u32 {

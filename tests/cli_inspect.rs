@@ -3,25 +3,14 @@
 //! diffs, and error cases (missing, corrupted, truncated files) that must exit non-zero with
 //! a message on stderr and never panic.
 
+mod common;
+use common::fixtures;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use tensorgraph::io::checkpoint::write_checkpoint;
 use tensorgraph::Tensor;
-
-fn fixtures() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("TENSORGRAPH_FIXTURES").map(PathBuf::from),
-        Some(root.join("shared/fixtures/tf-2.21")),
-        Some(root.join("../shared/fixtures/tf-2.21")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("seed004").is_dir())
-        .expect("TF 2.21 fixtures not found: set TENSORGRAPH_FIXTURES or put shared/ next to the crate")
-}
 
 fn tf2_fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tf2_object_ckpt")

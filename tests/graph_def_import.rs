@@ -1,29 +1,13 @@
 //! `import_graph_def` with TensorFlow's semantics on TensorFlow 2.21's frozen graphs:
 //! prefixes, input maps, return elements, run in a session to the manifests' values.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{fixtures, manifest};
+use std::path::PathBuf;
 use tensorgraph::graph::AttrValue;
 use tensorgraph::io::graph_def::{import_graph_def, read_graph_def, ImportGraphDefOptions, ReturnElement};
 use tensorgraph::io::proto::{GraphDef, MetaGraphDef, NodeDef};
 use tensorgraph::{ops, Code, DType, Graph, Session, Tensor};
-
-fn fixtures() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [
-        std::env::var_os("TENSORGRAPH_FIXTURES").map(PathBuf::from),
-        Some(root.join("shared/fixtures/tf-2.21")),
-        Some(root.join("../shared/fixtures/tf-2.21")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| p.join("seed004").is_dir())
-    .expect("TF 2.21 fixtures not found: set TENSORGRAPH_FIXTURES or put shared/ next to the crate")
-}
-
-fn manifest(fixture: &str) -> serde_json::Value {
-    let text = std::fs::read_to_string(fixtures().join(fixture).join("manifest.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
-}
 
 fn frozen(fixture: &str) -> GraphDef {
     read_graph_def(fixtures().join(fixture).join("frozen.pb")).unwrap()

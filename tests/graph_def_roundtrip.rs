@@ -2,30 +2,15 @@
 //! nodes match the fixtures' manifests, and a graph built with tensorgraph's ops exports
 //! the NodeDefs TensorFlow wrote for the same graph.
 
+mod common;
+use common::{fixtures, manifest};
+
 use prost::Message;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use tensorgraph::io::proto::{
     AttrValue, AttrValueKind, CollectionKind, GraphDef, MetaGraphDef, NodeDef, TensorProto, VariableDef,
 };
 use tensorgraph::{ops, Graph, Tensor};
-
-fn fixtures() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [
-        std::env::var_os("TENSORGRAPH_FIXTURES").map(PathBuf::from),
-        Some(root.join("shared/fixtures/tf-2.21")),
-        Some(root.join("../shared/fixtures/tf-2.21")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| p.join("seed004").is_dir())
-    .expect("TF 2.21 fixtures not found: set TENSORGRAPH_FIXTURES or put shared/ next to the crate")
-}
-
-fn manifest(fixture: &str) -> serde_json::Value {
-    let text = std::fs::read_to_string(fixtures().join(fixture).join("manifest.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
-}
 
 /// A manifest list of `[name, op type]` pairs.
 fn pairs(v: &serde_json::Value) -> Vec<(String, String)> {

@@ -4,9 +4,11 @@
 //! text syntax and reports malformed input as `InvalidArgument` with a position, never
 //! panicking.
 
+mod common;
+use common::fixtures;
+
 use prost::Message;
 use rand::{Rng, SeedableRng};
-use std::path::{Path, PathBuf};
 use tensorgraph::io::graph_def::{read_graph_def, read_graph_def_any, read_graph_def_text, write_graph_def_text};
 use tensorgraph::io::proto::text::{
     format_double, format_float, graph_def_from_text, graph_def_to_text, meta_graph_def_from_text,
@@ -16,19 +18,6 @@ use tensorgraph::io::proto::{
     AttrValue, AttrValueKind, FunctionDefLibrary, GraphDef, MetaGraphDef, NodeDef, TensorProto, TensorShapeProto,
 };
 use tensorgraph::Code;
-
-fn fixtures() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [
-        std::env::var_os("TENSORGRAPH_FIXTURES").map(PathBuf::from),
-        Some(root.join("shared/fixtures/tf-2.21")),
-        Some(root.join("../shared/fixtures/tf-2.21")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| p.join("scopes").is_dir())
-    .expect("TF 2.21 fixtures not found: set TENSORGRAPH_FIXTURES or put shared/ next to the crate")
-}
 
 fn scopes_text() -> String {
     std::fs::read_to_string(fixtures().join("scopes/graph.pbtxt")).unwrap()

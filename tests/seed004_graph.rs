@@ -1,6 +1,8 @@
 //! The second seed's scenario: three variables, `add`, `add_1`, TensorFlow's naming,
 //! values from the seed004 fixture's manifest.
 
+mod common;
+
 use tensorgraph::{ops, DType, Graph, Session, Tensor};
 
 fn seed_graph() -> (Graph, Vec<tensorgraph::Variable>, tensorgraph::Output, tensorgraph::Output) {
@@ -94,15 +96,7 @@ fn lookups_by_name() {
 fn saver_restores_the_fixture_checkpoint() {
     let (g, vars, add, add_1) = seed_graph();
     let sess = Session::new(&g).unwrap();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let fixture = [
-        std::env::var_os("TENSORGRAPH_FIXTURES").map(std::path::PathBuf::from),
-        Some(dir.join("../shared/fixtures/tf-2.21")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| p.join("seed004").is_dir())
-    .unwrap();
+    let fixture = common::fixtures();
     // variables are zeroed first, so the values can only come from the checkpoint
     for v in &vars {
         sess.set_variable_value(v.op(), Tensor::new(&[1], vec![0.0f32]).unwrap()).unwrap();
