@@ -5,19 +5,7 @@
 //! Encoding with `prost` gives exactly TensorFlow's bytes: fields in number order, proto3
 //! defaults omitted, sub-messages written when set (even empty), repeated int32 packed.
 
-/// `tensorflow.VersionDef`: producer / consumer versions of a serialized artifact.
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct VersionDef {
-    /// Version of the code that wrote the data (TF writes 1 for bundles).
-    #[prost(int32, tag = "1")]
-    pub producer: i32,
-    /// Oldest reader version that can read the data.
-    #[prost(int32, tag = "2")]
-    pub min_consumer: i32,
-    /// Reader versions that must refuse the data.
-    #[prost(int32, repeated, tag = "3")]
-    pub bad_consumers: Vec<i32>,
-}
+pub use crate::io::proto::{Dim, TensorShapeProto, VersionDef};
 
 /// `tensorflow.BundleHeaderProto`: the value stored under the empty key `""` of a `.index` file.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -35,38 +23,6 @@ pub struct BundleHeaderProto {
 
 /// `BundleHeaderProto.Endianness.BIG`.
 pub const ENDIANNESS_BIG: i32 = 1;
-
-/// `tensorflow.TensorShapeProto.Dim`.
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct Dim {
-    /// Size of the dimension (-1 = unknown).
-    #[prost(int64, tag = "1")]
-    pub size: i64,
-    /// Optional name of the dimension.
-    #[prost(string, tag = "2")]
-    pub name: String,
-}
-
-/// `tensorflow.TensorShapeProto`. Field 1 is unused by TensorFlow.
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct TensorShapeProto {
-    /// The dimensions, outermost first; empty for a scalar.
-    #[prost(message, repeated, tag = "2")]
-    pub dim: Vec<Dim>,
-    /// True when the rank is unknown (never in a checkpoint).
-    #[prost(bool, tag = "3")]
-    pub unknown_rank: bool,
-}
-
-impl TensorShapeProto {
-    /// The proto for a fully known shape.
-    pub fn from_dims(dims: &[usize]) -> Self {
-        TensorShapeProto {
-            dim: dims.iter().map(|&d| Dim { size: d as i64, name: String::new() }).collect(),
-            unknown_rank: false,
-        }
-    }
-}
 
 /// The `oneof has_length` of [`Extent`].
 #[derive(Clone, Copy, PartialEq, Eq, prost::Oneof)]
