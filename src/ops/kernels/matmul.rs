@@ -1,5 +1,6 @@
 //! Matrix products through the `matrixmultiply` crate (f32, f64).
 
+use super::Num;
 use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, DType, Tensor};
 
@@ -28,59 +29,53 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
     // (row stride, column stride) of the logical operand
     let (rsa, csa) = if transpose_a { (1, ac as isize) } else { (ac as isize, 1) };
     let (rsb, csb) = if transpose_b { (1, bc as isize) } else { (bc as isize, 1) };
+    let dims = Dims { m, k, n, rsa, csa, rsb, csb };
     match a.dtype() {
-        DType::Float => {
-            let (x, y) = (a.as_slice::<f32>()?, b.as_slice::<f32>()?);
-            let mut c = vec![0f32; m * n];
-            if m > 0 && n > 0 && k > 0 {
-                // SAFETY: the slices hold m*k, k*n and m*n elements laid out with these strides.
-                unsafe {
-                    matrixmultiply::sgemm(
-                        m,
-                        k,
-                        n,
-                        1.0,
-                        x.as_ptr(),
-                        rsa,
-                        csa,
-                        y.as_ptr(),
-                        rsb,
-                        csb,
-                        0.0,
-                        c.as_mut_ptr(),
-                        n as isize,
-                        1,
-                    )
-                };
-            }
-            Tensor::new(&[m, n], c)
-        }
-        DType::Double => {
-            let (x, y) = (a.as_slice::<f64>()?, b.as_slice::<f64>()?);
-            let mut c = vec![0f64; m * n];
-            if m > 0 && n > 0 && k > 0 {
-                // SAFETY: as above.
-                unsafe {
-                    matrixmultiply::dgemm(
-                        m,
-                        k,
-                        n,
-                        1.0,
-                        x.as_ptr(),
-                        rsa,
-                        csa,
-                        y.as_ptr(),
-                        rsb,
-                        csb,
-                        0.0,
-                        c.as_mut_ptr(),
-                        n as isize,
-                        1,
-                    )
-                };
-            }
-            Tensor::new(&[m, n], c)
-        }
+        DType::Float => gemm::<f32>(a, b, dims, matrixmultiply::sgemm),
+        DType::Double => gemm::<f64>(a, b, dims, matrixmultiply::dgemm),
         other => Err(Error::invalid_argument(format!("MatMul has no kernel for dtype {other}"))),
     }
+}
+
+/// Sizes and (row, column) strides of a product `[m, k] @ [k, n]`.
+#[derive(Clone, Copy)]
+struct Dims {
+    m: usize,
+    k: usize,
+    n: usize,
+    rsa: isize,
+    csa: isize,
+    rsb: isize,
+    csb: isize,
+}
+
+/// The signature of `matrixmultiply::sgemm` / `dgemm`.
+type Gemm<T> =
+    unsafe fn(usize, usize, usize, T, *const T, isize, isize, *const T, isize, isize, T, *mut T, isize, isize);
+
+fn gemm<T: Num>(a: &Tensor, b: &Tensor, d: Dims, kernel: Gemm<T>) -> Result<Tensor> {
+    let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
+    let mut c = vec![T::ZERO; d.m * d.n];
+    if d.m > 0 && d.n > 0 && d.k > 0 {
+        // SAFETY: the slices hold m*k, k*n and m*n elements laid out with these strides.
+        unsafe {
+            kernel(
+                d.m,
+                d.k,
+                d.n,
+                T::ONE,
+                x.as_ptr(),
+                d.rsa,
+                d.csa,
+                y.as_ptr(),
+                d.rsb,
+                d.csb,
+                T::ZERO,
+                c.as_mut_ptr(),
+                d.n as isize,
+                1,
+            )
+        };
+    }
+    Tensor::new(&[d.m, d.n], c)
 }
