@@ -5,14 +5,17 @@
 #   interop/run.sh --skip-demo DIR         # check an existing demo output DIR instead of running the demo
 #   TENSORGRAPH_DEMO_DIR=DIR interop/run.sh        # same as --skip-demo DIR
 #   interop/run.sh --checkpoints-dir DIR   # check existing write_checkpoints output DIR instead of writing it
+#   interop/run.sh --graphs-dir DIR        # check existing export_graphs output DIR instead of writing it
 #
 # Steps: interop/setup_venv.sh (TF venv outside the repo, reused when present);
 # 1. the demo (cargo run --release -- demo), then interop/check_demo.py DIR;
 # 2. cargo run --release --example write_checkpoints -- DIR (every dtype, partitioned
 #    variables, Saver saves with global steps and state files, manifest.json), then
-#    interop/check_checkpoints.py DIR --tensorgraph target/release/tensorgraph.
+#    interop/check_checkpoints.py DIR --tensorgraph target/release/tensorgraph;
+# 3. cargo run --release --example export_graphs -- DIR (a model trained here as meta graph
+#    + checkpoint + frozen .pb/.pbtxt, graph.json), then interop/check_graphs.py DIR.
 # Each check prints PASS/FAIL per check; the suite ends with one line
-# `interop: N passed, M failed` totalling both. Exits non-zero on any failure.
+# `interop: N passed, M failed` totalling all three. Exits non-zero on any failure.
 # Temp dirs made here are removed on success and kept (path printed) on failure.
 set -euo pipefail
 
@@ -21,6 +24,7 @@ ROOT="$(cd "$HERE/.." && pwd)"
 
 DEMO_DIR="${TENSORGRAPH_DEMO_DIR:-}"
 CKPT_DIR=""
+GRAPHS_DIR=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --skip-demo)
@@ -29,7 +33,10 @@ while [ $# -gt 0 ]; do
     --checkpoints-dir)
       [ $# -ge 2 ] || { echo "run.sh: --checkpoints-dir needs a DIR" >&2; exit 2; }
       CKPT_DIR="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --graphs-dir)
+      [ $# -ge 2 ] || { echo "run.sh: --graphs-dir needs a DIR" >&2; exit 2; }
+      GRAPHS_DIR="$2"; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -103,6 +110,24 @@ else
     --tensorgraph "$TARGET_DIR/release/tensorgraph" || status=$?
   if [ -n "$made_ckpt_dir" ]; then
     if [ "$status" -eq 0 ]; then rm -rf "$CKPT_DIR"; else echo "interop: checkpoints kept in $CKPT_DIR" >&2; fi
+  fi
+fi
+
+# 3. graphs written by examples/export_graphs.rs
+made_graphs_dir=""
+if [ -z "$GRAPHS_DIR" ]; then
+  GRAPHS_DIR="$(mktemp -d "${TMPDIR:-/tmp}/tensorgraph-interop-graphs.XXXXXX")"
+  made_graphs_dir=1
+fi
+if [ -n "$made_graphs_dir" ] && ! (echo "interop: writing graphs into $GRAPHS_DIR" >&2 &&
+    cd "$ROOT" && cargo run --release --quiet --example export_graphs -- "$GRAPHS_DIR" >&2); then
+  echo "FAIL  export_graphs did not run (output kept in $GRAPHS_DIR)"
+  FAILED=$((FAILED + 1))
+else
+  status=0
+  run_check graphs "$PY" "$HERE/check_graphs.py" "$GRAPHS_DIR" || status=$?
+  if [ -n "$made_graphs_dir" ]; then
+    if [ "$status" -eq 0 ]; then rm -rf "$GRAPHS_DIR"; else echo "interop: graphs kept in $GRAPHS_DIR" >&2; fi
   fi
 fi
 

@@ -16,8 +16,14 @@ unset (TF's default; removed from the environment if set).
       each (256 MiB; write_meta_graph=False, state file written) in a temporary
       directory (--ckpt-dir to choose where). Median seconds per save / restore.
       Compare with benches/checkpoint_io.rs (checkpoint_256mib/save, /restore).
+  (d) a 20,000-node chain (placeholder x float32 [1], a Const, then 19,998 AddV2 ops
+      add, add_1, ... each adding the Const to the previous): Python graph building
+      (tf.add in a new tf.Graph, graph mode) and tf.import_graph_def(gd, name="") of its
+      GraphDef into a new graph. Median ms over --graph-reps. Compare with
+      benches/graph_import.rs (graph_20000/build, graph_20000/import).
 Prints one JSON line: {"tf_add_run_us": ..., "tf_mlp_adam_step_ms": ...,
-"tf_save_256mib_s": ..., "tf_restore_256mib_s": ...}
+"tf_save_256mib_s": ..., "tf_restore_256mib_s": ..., "tf_build_20000_ms": ...,
+"tf_import_20000_ms": ...}
 """
 import argparse
 import json
@@ -111,6 +117,33 @@ def bench_checkpoint(reps, ckpt_dir=None, nvars=16, elems=4 << 20):
             return save, restore
 
 
+def build_chain(nodes=20000):
+    """The 20,000-node AddV2 chain of benches/graph_import.rs, in a new graph."""
+    g = tf.Graph()
+    with g.as_default():
+        prev = tf1.placeholder(tf.float32, [1], name="x")
+        c = tf.constant([1.0], dtype=tf.float32)
+        for _ in range(nodes - 2):
+            prev = tf.add(prev, c)
+    return g
+
+
+def bench_graph(reps, nodes=20000):
+    """Median ms of building the chain in Python and of tf.import_graph_def of its GraphDef."""
+    gd = build_chain(nodes).as_graph_def()
+    assert len(gd.node) == nodes, len(gd.node)
+    ops = sorted({n.op for n in gd.node})
+    print("bench_tf: chain graph of %d nodes, op types %s" % (len(gd.node), ops), file=sys.stderr)
+
+    def do_import():
+        with tf.Graph().as_default():
+            tf.import_graph_def(gd, name="")
+
+    build = median_time(lambda: build_chain(nodes), reps, warmup=1)
+    imp = median_time(do_import, reps, warmup=1)
+    return build * 1e3, imp * 1e3
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed004-meta", default=DEFAULT_META)
@@ -119,15 +152,22 @@ def main():
     ap.add_argument("--ckpt-reps", type=int, default=10, help="saves and restores timed for (c)")
     ap.add_argument("--ckpt-dir", default=None, help="parent of the temporary directory for (c)")
     ap.add_argument("--only-checkpoint", action="store_true", help="run (c) only")
+    ap.add_argument("--graph-reps", type=int, default=5, help="builds and imports timed for (d)")
+    ap.add_argument("--only-graph", action="store_true", help="run (d) only")
     a = ap.parse_args()
     tf1.disable_v2_behavior()
     res = {}
-    if not a.only_checkpoint:
+    if not a.only_checkpoint and not a.only_graph:
         res["tf_add_run_us"] = round(bench_add(a.seed004_meta, a.runs), 3)
         res["tf_mlp_adam_step_ms"] = round(bench_mlp(a.steps), 4)
-    save_s, restore_s = bench_checkpoint(a.ckpt_reps, a.ckpt_dir)
-    res["tf_save_256mib_s"] = round(save_s, 4)
-    res["tf_restore_256mib_s"] = round(restore_s, 4)
+    if not a.only_graph:
+        save_s, restore_s = bench_checkpoint(a.ckpt_reps, a.ckpt_dir)
+        res["tf_save_256mib_s"] = round(save_s, 4)
+        res["tf_restore_256mib_s"] = round(restore_s, 4)
+    if not a.only_checkpoint:
+        build_ms, import_ms = bench_graph(a.graph_reps)
+        res["tf_build_20000_ms"] = round(build_ms, 2)
+        res["tf_import_20000_ms"] = round(import_ms, 2)
     print(json.dumps(res))
 
 

@@ -316,6 +316,9 @@ pub fn listing_lines(entries: &[(String, DType, Vec<usize>)]) -> Vec<String> {
 /// Runs `tensorgraph inspect`. Errors: a message for stderr (missing or damaged checkpoint,
 /// unreadable tensor).
 pub fn run(args: &InspectArgs) -> Result<(), String> {
+    if args.ckpt.is_file() && crate::model_info::model_kind(&args.ckpt).is_some() {
+        return crate::model_info::inspect(&args.ckpt, args.json);
+    }
     let opened = open_checkpoint(&args.ckpt)?;
     if opened.from_dir && !args.json {
         eprintln!("checkpoint: {}", opened.prefix.display());

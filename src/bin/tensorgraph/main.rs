@@ -4,7 +4,10 @@ mod dataset;
 mod demo;
 mod diff;
 mod forecaster;
+mod freeze;
 mod inspect;
+mod model_info;
+mod run;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -23,6 +26,24 @@ strings when UTF-8, else {"hex": "..."}.
 
 Exit status: 0 on success; 1, with the message on stderr, when the checkpoint is missing
 or damaged or a tensor cannot be read."#;
+
+/// Extra `--help` text of `tensorgraph run`.
+const RUN_HELP: &str = r#"MODEL is a frozen GraphDef (.pb binary, .pbtxt text) imported with its names unchanged,
+or a .meta file imported with tf.train.import_meta_graph's semantics; --ckpt then restores
+the variables through the meta graph's saver (a prefix, or a directory with a `checkpoint`
+state file).
+
+--feed NAME=FILE.npy feeds a tensor (NAME or NAME:0) from a .npy file (C order; float16/32/64,
+int8-64, uint8-64, bool, bytes). --fetch NAME:0 fetches a tensor; a bare op name fetches its
+output 0, or runs the op when it has none (e.g. a train op).
+
+Text output: per fetch `NAME  DTYPE  [SHAPE]`, then the values (in full up to 12 elements,
+else the first 6 and min/max/mean). --json prints an array of {"name", "dtype", "shape",
+"values"[, "file"]}. --out DIR writes each fetch to DIR/<name with / and : as _>.npy
+(probs:0 -> DIR/probs_0.npy).
+
+Exit status: 0 on success; 1, with the message on stderr, when the model, a feed file or a
+tensor name is bad, or the run fails."#;
 
 /// Extra `--help` text of `tensorgraph diff`.
 const DIFF_HELP: &str = r#"The largest absolute difference is taken over elements (complex: the modulus of the
@@ -64,7 +85,10 @@ enum Command {
         seed: u64,
     },
     /// List the tensors of a checkpoint (name, dtype, shape; sorted by name), like
-    /// tf.train.list_variables.
+    /// tf.train.list_variables; or summarize a model (.pb, .pbtxt, .meta).
+    ///
+    /// For a model file: op types with counts, placeholders with dtype and shape, and the
+    /// nodes nothing consumes (likely outputs); --json prints them as one object.
     ///
     /// CKPT is a checkpoint prefix (DIR/model.ckpt for DIR/model.ckpt.index and
     /// DIR/model.ckpt.data-*), a directory whose `checkpoint` state file names the latest
@@ -74,7 +98,8 @@ enum Command {
     /// (`model/layer/.ATTRIBUTES/VARIABLE_VALUE`, `_CHECKPOINTABLE_OBJECT_GRAPH`).
     #[command(after_help = INSPECT_HELP)]
     Inspect {
-        /// Checkpoint prefix, directory with a `checkpoint` state file, or .index file.
+        /// Checkpoint prefix, directory with a `checkpoint` state file, or .index file; or a
+        /// model file (.pb, .pbtxt, .meta).
         ckpt: PathBuf,
         /// Also print the values (abbreviated in text output, complete in JSON).
         #[arg(long)]
@@ -98,6 +123,44 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a model once: feed .npy files, fetch tensors, print them or write .npy files.
+    #[command(after_help = RUN_HELP)]
+    Run {
+        /// The model: a frozen .pb / .pbtxt GraphDef, or a .meta meta graph.
+        model: PathBuf,
+        /// Checkpoint to restore into a .meta model (prefix or directory).
+        #[arg(long)]
+        ckpt: Option<PathBuf>,
+        /// NAME=FILE.npy: feed tensor NAME (or NAME:0) from a .npy file; repeatable.
+        #[arg(long = "feed", value_name = "NAME=FILE.npy")]
+        feeds: Vec<String>,
+        /// Tensor to fetch (NAME:0); repeatable.
+        #[arg(long = "fetch", value_name = "NAME:0", required = true)]
+        fetches: Vec<String>,
+        /// Write each fetched tensor to DIR/<sanitized name>.npy.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Freeze a model: import a .meta, restore a checkpoint, turn the variables the outputs
+    /// need into constants (tf.compat.v1.graph_util.convert_variables_to_constants), and
+    /// write the pruned GraphDef (binary, or text for -o *.pbtxt).
+    Freeze {
+        /// The .meta file.
+        #[arg(long)]
+        meta: PathBuf,
+        /// The checkpoint: prefix or directory with a `checkpoint` state file.
+        #[arg(long)]
+        ckpt: PathBuf,
+        /// Output node names, comma-separated (probs,loss).
+        #[arg(long, value_delimiter = ',', required = true)]
+        outputs: Vec<String>,
+        /// The frozen GraphDef to write (.pb binary; .pbtxt text).
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -106,6 +169,12 @@ fn main() -> ExitCode {
         Command::Demo { out, data, steps, seed } => demo::run(&demo::DemoArgs { out, data, steps, seed }),
         Command::Inspect { ckpt, values, json } => inspect::run(&inspect::InspectArgs { ckpt, values, json }),
         Command::Diff { a, b, json } => diff::run(&diff::DiffArgs { a, b, json }),
+        Command::Run { model, ckpt, feeds, fetches, out, json } => {
+            run::run(&run::RunArgs { model, ckpt, feeds, fetches, out, json })
+        }
+        Command::Freeze { meta, ckpt, outputs, output } => {
+            freeze::run(&freeze::FreezeArgs { meta, ckpt, outputs, output })
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

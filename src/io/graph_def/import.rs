@@ -209,10 +209,15 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
                 }
                 let (src, idx) = parse_tensor(s);
                 let idx = idx.unwrap_or(0);
-                let key = format!("{src}:{idx}");
-                if input_map.contains_key(key.as_str()) {
-                    used_keys.insert(key, true);
-                } else if !index.contains_key(src) {
+                let mapped = !input_map.is_empty() && {
+                    let key = format!("{src}:{idx}");
+                    let hit = input_map.contains_key(key.as_str());
+                    if hit {
+                        used_keys.insert(key, true);
+                    }
+                    hit
+                };
+                if !mapped && !index.contains_key(src) {
                     return Err(unknown_input(&n.name, s));
                 }
                 Input::Data(src, idx)
@@ -302,7 +307,9 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
             for input in &parsed[i] {
                 match *input {
                     Input::Data(src, idx) => {
-                        if let Some(o) = input_map.get(format!("{src}:{idx}").as_str()) {
+                        let mapped =
+                            if input_map.is_empty() { None } else { input_map.get(format!("{src}:{idx}").as_str()) };
+                        if let Some(o) = mapped {
                             inputs.push((o.op, o.index));
                         } else {
                             let id = ids[src];
@@ -411,7 +418,11 @@ fn topological_order(
     for (i, ins) in parsed.iter().enumerate() {
         for input in ins {
             let src = match *input {
-                Input::Data(src, idx) if !input_map.contains_key(format!("{src}:{idx}").as_str()) => src,
+                Input::Data(src, idx)
+                    if input_map.is_empty() || !input_map.contains_key(format!("{src}:{idx}").as_str()) =>
+                {
+                    src
+                }
                 Input::Control(c) if !control_map.contains_key(c) => c,
                 _ => continue,
             };

@@ -2,6 +2,8 @@
 //! exports a graph as a `GraphDef` (`tf.Graph.as_graph_def`), and [`import_graph_def`]
 //! adds a `GraphDef` (a frozen `.pb`, or a `.meta` file's `graph_def`) to a graph with
 //! the semantics of `tf.import_graph_def`: name prefix, input map, return elements.
+//! [`freeze`] turns a graph's variables into constants holding a session's values
+//! (`convert_variables_to_constants`), pruned to what given outputs need ([`extract_sub_graph`]).
 //!
 //! ```no_run
 //! use tensorgraph::io::graph_def::{import_graph_def, read_graph_def, ImportGraphDefOptions};
@@ -16,10 +18,12 @@
 //! ```
 
 mod export;
+mod freeze;
 mod import;
 mod text;
 
 pub use export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER};
+pub use freeze::{extract_sub_graph, freeze};
 pub use import::{import_graph_def, ImportGraphDefOptions, ImportResult, ReturnElement};
 pub use text::{read_graph_def_any, read_graph_def_text, write_graph_def_text};
 

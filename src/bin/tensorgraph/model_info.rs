@@ -1,0 +1,174 @@
+//! Models on the command line: loading a `.pb` / `.pbtxt` GraphDef or a `.meta`
+//! MetaGraphDef into a graph (`run`, `freeze`), and `tensorgraph inspect MODEL`: op types
+//! with counts, placeholders with dtype and shape, and the nodes nothing consumes.
+
+use crate::inspect::write_stdout;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use tensorgraph::io::graph_def::{import_graph_def, read_graph_def_any, ImportGraphDefOptions};
+use tensorgraph::io::meta_graph::{read_meta_graph, ImportMetaGraphOptions};
+use tensorgraph::io::proto::{data_type_name, dtype_from_proto, AttrValue, AttrValueKind, GraphDef, NodeDef};
+use tensorgraph::train::Saver;
+use tensorgraph::Graph;
+
+/// What a model file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelKind {
+    /// A `GraphDef` (`.pb` binary or `.pbtxt` text).
+    GraphDef,
+    /// A `MetaGraphDef` (`.meta`).
+    Meta,
+}
+
+/// The kind of model file `path` names by its extension: `.meta` → meta graph; `.pb`,
+/// `.pbtxt`, `.pbtext`, `.graphdef` → GraphDef; anything else `None`.
+pub fn model_kind(path: &Path) -> Option<ModelKind> {
+    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("meta") => Some(ModelKind::Meta),
+        Some("pb" | "pbtxt" | "pbtext" | "graphdef") => Some(ModelKind::GraphDef),
+        _ => None,
+    }
+}
+
+/// A model loaded into a graph.
+pub struct Loaded {
+    /// What the file was.
+    pub kind: ModelKind,
+    /// The meta graph's saver (`None` for a GraphDef or a graph without variables).
+    pub saver: Option<Saver>,
+}
+
+/// Loads `path` into `graph` with its names unchanged: a `.meta` through
+/// `Graph::import_meta_graph` (collections and a saver), anything else as a GraphDef in
+/// either format. Errors: a message naming the file (missing, damaged, unsupported op).
+pub fn load_model(graph: &Graph, path: &Path) -> Result<Loaded, String> {
+    if !path.exists() {
+        return Err(format!("model file {} does not exist", path.display()));
+    }
+    match model_kind(path) {
+        Some(ModelKind::Meta) => {
+            let saver = graph
+                .import_meta_graph(path, &ImportMetaGraphOptions::default())
+                .map_err(|e| format!("loading {}: {e}", path.display()))?;
+            Ok(Loaded { kind: ModelKind::Meta, saver })
+        }
+        _ => {
+            let gd = read_graph_def_any(path).map_err(|e| e.to_string())?;
+            import_graph_def(graph, &gd, &ImportGraphDefOptions::new().prefix(""))
+                .map_err(|e| format!("loading {}: {e}", path.display()))?;
+            Ok(Loaded { kind: ModelKind::GraphDef, saver: None })
+        }
+    }
+}
+
+fn dtype_name(v: &AttrValue) -> String {
+    match &v.value {
+        Some(AttrValueKind::Type(t)) => {
+            dtype_from_proto(*t).map(|d| d.name().to_string()).unwrap_or_else(|_| data_type_name(*t))
+        }
+        _ => "?".into(),
+    }
+}
+
+/// `[?,4]` for a shape attr (`?` unknown dimension), `<unknown>` for unknown rank.
+fn shape_text(v: Option<&AttrValue>) -> (String, Value) {
+    match v.and_then(|v| v.value.as_ref()) {
+        Some(AttrValueKind::Shape(s)) if !s.unknown_rank => {
+            let dims: Vec<String> =
+                s.dim.iter().map(|d| if d.size < 0 { "?".into() } else { d.size.to_string() }).collect();
+            let json: Vec<Value> =
+                s.dim.iter().map(|d| if d.size < 0 { Value::Null } else { Value::from(d.size) }).collect();
+            (format!("[{}]", dims.join(",")), Value::Array(json))
+        }
+        _ => ("<unknown>".into(), Value::Null),
+    }
+}
+
+fn node_name(input: &str) -> &str {
+    let s = input.strip_prefix('^').unwrap_or(input);
+    match s.rsplit_once(':') {
+        Some((n, idx)) if !idx.is_empty() && idx.bytes().all(|b| b.is_ascii_digit()) => n,
+        _ => s,
+    }
+}
+
+/// Summary of a GraphDef: op type counts, placeholders, unconsumed nodes.
+struct Summary<'a> {
+    op_types: BTreeMap<&'a str, usize>,
+    placeholders: Vec<&'a NodeDef>,
+    outputs: Vec<&'a NodeDef>,
+}
+
+fn summarize(gd: &GraphDef) -> Summary<'_> {
+    let mut op_types = BTreeMap::new();
+    let mut consumed: HashSet<&str> = HashSet::new();
+    for n in &gd.node {
+        *op_types.entry(n.op.as_str()).or_insert(0) += 1;
+        consumed.extend(n.input.iter().map(|i| node_name(i)));
+    }
+    let placeholders =
+        gd.node.iter().filter(|n| matches!(n.op.as_str(), "Placeholder" | "PlaceholderWithDefault")).collect();
+    let outputs = gd.node.iter().filter(|n| !consumed.contains(n.name.as_str())).collect();
+    Summary { op_types, placeholders, outputs }
+}
+
+/// Runs `tensorgraph inspect MODEL` for a `.pb`, `.pbtxt` or `.meta` file.
+/// Errors: a message naming the file.
+pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
+    let (gd, meta) = match model_kind(path) {
+        Some(ModelKind::Meta) => {
+            let m = read_meta_graph(path).map_err(|e| e.to_string())?;
+            (m.graph_def.clone().unwrap_or_default(), Some(m))
+        }
+        _ => (read_graph_def_any(path).map_err(|e| e.to_string())?, None),
+    };
+    let s = summarize(&gd);
+    let format = if meta.is_some() { "MetaGraphDef" } else { "GraphDef" };
+    let collections: Vec<String> =
+        meta.as_ref().map(|m| m.collection_def.keys().cloned().collect()).unwrap_or_default();
+    let placeholder = |n: &NodeDef| {
+        let (shape, shape_json) = shape_text(n.attr.get("shape"));
+        let dtype = n.attr.get("dtype").map(dtype_name).unwrap_or_else(|| "?".into());
+        (dtype, shape, shape_json)
+    };
+    let out = if json_out {
+        let v = json!({
+            "file": path.display().to_string(),
+            "format": format,
+            "nodes": gd.node.len(),
+            "op_types": s.op_types,
+            "placeholders": s.placeholders.iter().map(|n| {
+                let (dtype, _, shape) = placeholder(n);
+                json!({"name": n.name, "op": n.op, "dtype": dtype, "shape": shape})
+            }).collect::<Vec<_>>(),
+            "outputs": s.outputs.iter().map(|n| json!({"name": n.name, "op": n.op})).collect::<Vec<_>>(),
+            "collections": collections,
+        });
+        serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n"
+    } else {
+        let mut t = format!("{}: {format}, {} nodes\n", path.display(), gd.node.len());
+        t.push_str(&format!("op types ({}):\n", s.op_types.len()));
+        let w = s.op_types.keys().map(|k| k.len()).max().unwrap_or(0);
+        for (k, c) in &s.op_types {
+            t.push_str(&format!("  {k:<w$}  {c}\n"));
+        }
+        t.push_str(&format!("placeholders ({}):\n", s.placeholders.len()));
+        let w = s.placeholders.iter().map(|n| n.name.len()).max().unwrap_or(0);
+        for n in &s.placeholders {
+            let (dtype, shape, _) = placeholder(n);
+            let note = if n.op == "PlaceholderWithDefault" { "  (with default)" } else { "" };
+            t.push_str(&format!("  {:<w$}  {dtype:<8} {shape}{note}\n", n.name));
+        }
+        t.push_str(&format!("outputs (nodes nothing consumes) ({}):\n", s.outputs.len()));
+        let w = s.outputs.iter().map(|n| n.name.len()).max().unwrap_or(0);
+        for n in &s.outputs {
+            t.push_str(&format!("  {:<w$}  {}\n", n.name, n.op));
+        }
+        if !collections.is_empty() {
+            t.push_str(&format!("collections: {}\n", collections.join(", ")));
+        }
+        t
+    };
+    write_stdout(&out)
+}

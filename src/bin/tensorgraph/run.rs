@@ -1,0 +1,244 @@
+//! `tensorgraph run MODEL [--ckpt PREFIX] --feed NAME=FILE.npy ... --fetch NAME:0 ...
+//! [--out DIR] [--json]`: loads a model (a frozen `.pb`, a `.pbtxt`, or a `.meta` restored
+//! from a checkpoint), feeds `.npy` files, runs the fetches once and prints them or writes
+//! them as `.npy` files. Also holds the `.npy` reading and writing shared by the CLI.
+
+use crate::inspect::{entry_json, resolve_checkpoint, tensor_json, values_text, write_stdout};
+use crate::model_info::{load_model, ModelKind};
+use npyz::WriterBuilder;
+use serde_json::{json, Value};
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use tensorgraph::tensor::{fmt_dims, Storage};
+use tensorgraph::{Code, Graph, Operation, Output, Session, Tensor};
+
+/// Arguments of `tensorgraph run`.
+pub struct RunArgs {
+    /// The model: `.pb` / `.pbtxt` GraphDef or `.meta` MetaGraphDef.
+    pub model: PathBuf,
+    /// A checkpoint to restore (`.meta` models only): prefix or directory.
+    pub ckpt: Option<PathBuf>,
+    /// `NAME=FILE.npy` feeds.
+    pub feeds: Vec<String>,
+    /// Tensor names to fetch (`probs:0`); a bare op name fetches output 0, or runs the op
+    /// when it has no outputs.
+    pub fetches: Vec<String>,
+    /// Directory to write each fetched tensor to as `<sanitized name>.npy`.
+    pub out: Option<PathBuf>,
+    /// Print JSON instead of text.
+    pub json: bool,
+}
+
+/// Reads a `.npy` file (C order; float16/32/64, int8-64, uint8-64, bool, byte strings `|S`)
+/// as a tensor. Errors: a message naming the file.
+pub fn read_npy(path: &Path) -> Result<Tensor, String> {
+    let ctx = |e: &dyn std::fmt::Display| format!("cannot read {} as a .npy file: {e}", path.display());
+    let file = std::fs::File::open(path).map_err(|e| ctx(&e))?;
+    let npy = npyz::NpyFile::new(BufReader::new(file)).map_err(|e| ctx(&e))?;
+    if npy.order() == npyz::Order::Fortran && npy.shape().iter().filter(|&&d| d > 1).count() > 1 {
+        return Err(ctx(&"Fortran-order arrays are not supported; save with np.ascontiguousarray"));
+    }
+    let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
+    let type_str = match npy.dtype() {
+        npyz::DType::Plain(t) => t.to_string(),
+        other => return Err(ctx(&format!("structured dtype {:?} is not supported", other.descr()))),
+    };
+    let kind_size = type_str.get(1..).unwrap_or("");
+    let (kind, size) = kind_size.split_at(kind_size.len().min(1));
+    let size: usize = size.parse().unwrap_or(0);
+    let err = |e: std::io::Error| ctx(&e);
+    let storage = match (kind, size) {
+        ("f", 2) => Storage::F16(npy.into_vec().map_err(err)?),
+        ("f", 4) => Storage::F32(npy.into_vec().map_err(err)?),
+        ("f", 8) => Storage::F64(npy.into_vec().map_err(err)?),
+        ("i", 1) => Storage::I8(npy.into_vec().map_err(err)?),
+        ("i", 2) => Storage::I16(npy.into_vec().map_err(err)?),
+        ("i", 4) => Storage::I32(npy.into_vec().map_err(err)?),
+        ("i", 8) => Storage::I64(npy.into_vec().map_err(err)?),
+        ("u", 1) => Storage::U8(npy.into_vec().map_err(err)?),
+        ("u", 2) => Storage::U16(npy.into_vec().map_err(err)?),
+        ("u", 4) => Storage::U32(npy.into_vec().map_err(err)?),
+        ("u", 8) => Storage::U64(npy.into_vec().map_err(err)?),
+        ("b", 1) => Storage::Bool(npy.into_vec().map_err(err)?),
+        ("S", _) => Storage::Str(npy.into_vec::<Vec<u8>>().map_err(err)?),
+        _ => return Err(ctx(&format!("dtype '{type_str}' is not supported (numeric, bool or bytes arrays only)"))),
+    };
+    Tensor::from_storage(&shape, storage).map_err(|e| ctx(&e))
+}
+
+fn write_values<T: npyz::AutoSerialize + Copy>(path: &Path, shape: &[u64], v: &[T]) -> std::io::Result<()> {
+    let file = BufWriter::new(std::fs::File::create(path)?);
+    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(file).begin_nd()?;
+    w.extend(v.iter().copied())?;
+    w.finish()
+}
+
+/// Writes `t` as a `.npy` file (C order). Strings are written as `|S<max length>` (numpy
+/// drops their trailing NUL bytes); bfloat16 as float32 (numpy has no bfloat16).
+/// Errors: a message naming the file (complex dtypes are not supported).
+pub fn write_npy(path: &Path, t: &Tensor) -> Result<(), String> {
+    let shape: Vec<u64> = t.shape().iter().map(|&d| d as u64).collect();
+    let r = match t.storage() {
+        Storage::F32(v) => write_values(path, &shape, v),
+        Storage::F64(v) => write_values(path, &shape, v),
+        Storage::F16(v) => write_values(path, &shape, v),
+        Storage::BF16(v) => write_values(path, &shape, &v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>()),
+        Storage::I8(v) => write_values(path, &shape, v),
+        Storage::I16(v) => write_values(path, &shape, v),
+        Storage::I32(v) => write_values(path, &shape, v),
+        Storage::I64(v) => write_values(path, &shape, v),
+        Storage::U8(v) => write_values(path, &shape, v),
+        Storage::U16(v) => write_values(path, &shape, v),
+        Storage::U32(v) => write_values(path, &shape, v),
+        Storage::U64(v) => write_values(path, &shape, v),
+        Storage::Bool(v) => write_values(path, &shape, v),
+        Storage::Str(v) => (|| {
+            let width = v.iter().map(Vec::len).max().unwrap_or(0).max(1);
+            let dtype = npyz::DType::Plain(format!("|S{width}").parse().map_err(std::io::Error::other)?);
+            let file = BufWriter::new(std::fs::File::create(path)?);
+            let mut w = npyz::WriteOptions::<[u8]>::new().dtype(dtype).shape(&shape).writer(file).begin_nd()?;
+            for s in v {
+                w.push(s.as_slice())?;
+            }
+            w.finish()
+        })(),
+        #[allow(unreachable_patterns)]
+        _ => return Err(format!("cannot write {}: {} tensors have no .npy writer here", path.display(), t.dtype())),
+    };
+    r.map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `probs:0` → `probs_0`, `output/logits:0` → `output_logits_0`: a file name for a tensor.
+pub fn sanitize(name: &str) -> String {
+    let s: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '.') { c } else { '_' }).collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("_{s}")
+    } else {
+        s
+    }
+}
+
+/// A fetch: a tensor, or an op run for its effects.
+enum Fetch {
+    Tensor(Output),
+    Target(Operation),
+}
+
+fn resolve_fetch(graph: &Graph, model: &Path, name: &str) -> Result<Fetch, String> {
+    let err = |e: tensorgraph::Error| format!("--fetch {name}: {} (in {})", e.message, model.display());
+    if name.contains(':') {
+        return graph.tensor_by_name(name).map(Fetch::Tensor).map_err(err);
+    }
+    let op = graph.operation_by_name(name).map_err(err)?;
+    if op.num_outputs() == 0 {
+        Ok(Fetch::Target(op))
+    } else {
+        op.output(0).map(Fetch::Tensor).map_err(err)
+    }
+}
+
+fn resolve_feed(graph: &Graph, model: &Path, spec: &str) -> Result<(Output, Tensor), String> {
+    let Some((name, file)) = spec.split_once('=') else {
+        return Err(format!("--feed {spec}: expected NAME=FILE.npy"));
+    };
+    let tensor_name = if name.contains(':') { name.to_string() } else { format!("{name}:0") };
+    let out = graph
+        .tensor_by_name(&tensor_name)
+        .map_err(|e| format!("--feed {name}: {} (in {})", e.message, model.display()))?;
+    let value = read_npy(Path::new(file)).map_err(|e| format!("--feed {name}: {e}"))?;
+    Ok((out, value))
+}
+
+/// Runs `tensorgraph run`. Errors: a message for stderr naming the file, tensor or op.
+pub fn run(args: &RunArgs) -> Result<(), String> {
+    if args.fetches.is_empty() {
+        return Err("nothing to run: give at least one --fetch NAME:0".into());
+    }
+    let graph = Graph::new();
+    let loaded = load_model(&graph, &args.model)?;
+    let sess = Session::new(&graph).map_err(|e| e.to_string())?;
+    match (&args.ckpt, loaded.kind, &loaded.saver) {
+        (None, _, _) => {}
+        (Some(c), ModelKind::Meta, Some(saver)) => {
+            let (prefix, _) = resolve_checkpoint(c)?;
+            saver.restore(&sess, &prefix).map_err(|e| e.to_string())?;
+        }
+        (Some(_), ModelKind::Meta, None) => {
+            return Err(format!("--ckpt: the meta graph {} has no variables to restore", args.model.display()))
+        }
+        (Some(_), ModelKind::GraphDef, _) => {
+            return Err(format!(
+                "--ckpt needs a .meta model: {} is a GraphDef, which holds no saver (freeze it or pass its .meta)",
+                args.model.display()
+            ))
+        }
+    }
+    let feeds: Vec<(Output, Tensor)> =
+        args.feeds.iter().map(|f| resolve_feed(&graph, &args.model, f)).collect::<Result<_, _>>()?;
+    let fetches: Vec<(String, Fetch)> = args
+        .fetches
+        .iter()
+        .map(|f| resolve_fetch(&graph, &args.model, f).map(|r| (f.clone(), r)))
+        .collect::<Result<_, _>>()?;
+    let tensors: Vec<&Output> =
+        fetches.iter().filter_map(|(_, f)| if let Fetch::Tensor(o) = f { Some(o) } else { None }).collect();
+    let targets: Vec<&Operation> =
+        fetches.iter().filter_map(|(_, f)| if let Fetch::Target(o) = f { Some(o) } else { None }).collect();
+    let feed_refs: Vec<(&Output, Tensor)> = feeds.iter().map(|(o, t)| (o, t.clone())).collect();
+    let values = sess.run(&feed_refs, &tensors, &targets).map_err(|e| {
+        let hint = if e.code == Code::FailedPrecondition && loaded.kind == ModelKind::Meta && args.ckpt.is_none() {
+            "; pass --ckpt PREFIX to restore the variables"
+        } else {
+            ""
+        };
+        format!("running {}: {e}{hint}", args.model.display())
+    })?;
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let mut values = values.into_iter();
+    let mut text = String::new();
+    let mut items = Vec::new();
+    for (name, f) in &fetches {
+        let Fetch::Tensor(o) = f else {
+            if args.json {
+                items.push(json!({ "name": name, "ran": true }));
+            } else {
+                text.push_str(&format!("{name}  (op run)\n"));
+            }
+            continue;
+        };
+        let t = values.next().ok_or("internal error: missing fetch value")?;
+        let file = match &args.out {
+            Some(dir) => {
+                let p = dir.join(format!("{}.npy", sanitize(&o.name())));
+                write_npy(&p, &t)?;
+                Some(p)
+            }
+            None => None,
+        };
+        if args.json {
+            let mut v: Value = entry_json(&o.name(), t.dtype(), t.shape());
+            v["values"] = tensor_json(&t);
+            if let Some(p) = &file {
+                v["file"] = Value::from(p.display().to_string());
+            }
+            items.push(v);
+        } else {
+            text.push_str(&format!("{}  {}  {}", o.name(), t.dtype(), fmt_dims(t.shape())));
+            if let Some(p) = &file {
+                text.push_str(&format!("  -> {}", p.display()));
+            }
+            text.push('\n');
+            text.push_str(&format!("  {}\n", values_text(&t)));
+        }
+    }
+    if args.json {
+        let s = serde_json::to_string_pretty(&Value::Array(items)).map_err(|e| e.to_string())?;
+        text = s + "\n";
+    }
+    write_stdout(&text)?;
+    std::io::stdout().flush().ok();
+    Ok(())
+}

@@ -1,0 +1,257 @@
+//! `tensorgraph run`, `freeze` and `inspect MODEL` end to end on TensorFlow 2.21's frozen
+//! graphs and meta graphs; bad input exits 1 with a message on stderr and never panics.
+
+mod common;
+use common::{assert_close, fixtures};
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::Command;
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn tg<S: AsRef<OsStr>>(args: &[S]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_tensorgraph")).args(args).output().unwrap();
+    Out {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn ok<S: AsRef<OsStr>>(args: &[S]) -> Out {
+    let o = tg(args);
+    assert_eq!(o.code, Some(0), "stdout: {}\nstderr: {}", o.stdout, o.stderr);
+    o
+}
+
+/// Must fail cleanly: exit 1, `error: ...` on stderr naming `needle`, nothing on stdout.
+fn fails<S: AsRef<OsStr>>(args: &[S], needle: &str) -> String {
+    let o = tg(args);
+    assert_eq!(o.code, Some(1), "stdout: {}\nstderr: {}", o.stdout, o.stderr);
+    assert!(o.stderr.starts_with("error: "), "stderr: {}", o.stderr);
+    assert!(!o.stderr.contains("panicked"), "stderr: {}", o.stderr);
+    assert!(o.stderr.contains(needle), "want {needle:?} in stderr: {}", o.stderr);
+    assert!(o.stdout.is_empty(), "stdout on error: {}", o.stdout);
+    o.stderr
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn npy_f32(path: &Path) -> (Vec<u64>, Vec<f32>) {
+    let bytes = std::fs::read(path).unwrap();
+    let npy = npyz::NpyFile::new(&bytes[..]).unwrap();
+    let shape = npy.shape().to_vec();
+    (shape, npy.into_vec::<f32>().unwrap())
+}
+
+fn f64s(v: &[f32]) -> Vec<f64> {
+    v.iter().map(|&x| x as f64).collect()
+}
+
+#[test]
+fn run_seed004_frozen() {
+    let pb = fixtures().join("seed004/frozen.pb");
+    let o = ok(&[OsStr::new("run"), pb.as_os_str(), OsStr::new("--fetch"), OsStr::new("add_1:0")]);
+    assert!(o.stdout.starts_with("add_1:0  float32  [1]\n"), "{}", o.stdout);
+    assert!(o.stdout.contains("[6.0]"), "{}", o.stdout);
+    // --json, two fetches, a bare op name
+    let o = ok(&["run", &s(&pb), "--fetch", "add_1:0", "--fetch", "add", "--json"]);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v[0]["name"], "add_1:0");
+    assert_eq!(v[0]["dtype"], "float32");
+    assert_eq!(v[0]["shape"], serde_json::json!([1]));
+    assert_eq!(v[0]["values"], serde_json::json!([6.0]));
+    assert_eq!(v[1]["name"], "add:0");
+    assert_eq!(v[1]["values"], serde_json::json!([3.0]));
+}
+
+#[test]
+fn run_mlp_frozen_with_npy_feed_and_out() {
+    let dir = fixtures().join("mlp");
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("out");
+    let feed = format!("x={}", s(&dir.join("inputs.npy")));
+    let o = ok(&[
+        "run",
+        &s(&dir.join("frozen.pb")),
+        "--feed",
+        &feed,
+        "--fetch",
+        "probs:0",
+        "--fetch",
+        "output/logits:0",
+        "--out",
+        &s(&out_dir),
+    ]);
+    assert!(o.stdout.contains("probs:0  float32  [10, 3]"), "{}", o.stdout);
+    let (want_shape, want) = npy_f32(&dir.join("expected_probs.npy"));
+    let (shape, got) = npy_f32(&out_dir.join("probs_0.npy"));
+    assert_eq!(shape, want_shape);
+    assert_close("probs", &f64s(&got), &f64s(&want));
+    let (shape, _) = npy_f32(&out_dir.join("output_logits_0.npy"));
+    assert_eq!(shape, [10, 3]);
+    // --json carries the same values
+    let o = ok(&["run", &s(&dir.join("frozen.pb")), "--feed", &feed, "--fetch", "probs:0", "--json"]);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_close("probs (json)", &common::flat_f64(&v[0]["values"]), &f64s(&want));
+}
+
+#[test]
+fn run_meta_with_checkpoint() {
+    let dir = fixtures().join("seed004");
+    let o = ok(&[
+        "run",
+        &s(&dir.join("model.ckpt.meta")),
+        "--ckpt",
+        &s(&dir.join("model.ckpt")),
+        "--fetch",
+        "add_1:0",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v[0]["values"], serde_json::json!([6.0]));
+    // the directory works as --ckpt too (its `checkpoint` state file)
+    let o = ok(&["run", &s(&dir.join("model.ckpt.meta")), "--ckpt", &s(&dir), "--fetch", "add:0"]);
+    assert!(o.stdout.contains("[3.0]"), "{}", o.stdout);
+    // without --ckpt the variables are uninitialized: the error says what to do
+    fails(&["run", &s(&dir.join("model.ckpt.meta")), "--fetch", "add_1:0"], "--ckpt");
+}
+
+#[test]
+fn freeze_then_run() {
+    let dir = fixtures().join("seed004");
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["frozen.pb", "frozen.pbtxt"] {
+        let out = tmp.path().join(name);
+        ok(&[
+            "freeze",
+            "--meta",
+            &s(&dir.join("model.ckpt.meta")),
+            "--ckpt",
+            &s(&dir.join("model.ckpt")),
+            "--outputs",
+            "add_1",
+            "-o",
+            &s(&out),
+        ]);
+        if name.ends_with(".pbtxt") {
+            let text = std::fs::read_to_string(&out).unwrap();
+            assert!(text.starts_with("node {\n  name: \"v1\"\n  op: \"Const\""), "{text}");
+        }
+        let o = ok(&["run", &s(&out), "--fetch", "add_1:0", "--json"]);
+        let v: Value = serde_json::from_str(&o.stdout).unwrap();
+        assert_eq!(v[0]["values"], serde_json::json!([6.0]), "{name}");
+        let o = ok(&["inspect", &s(&out)]);
+        assert!(o.stdout.contains("Const"), "{}", o.stdout);
+        assert!(!o.stdout.contains("VariableV2"), "{}", o.stdout);
+    }
+    // mlp: frozen here, then run to TensorFlow's probabilities
+    let mlp = fixtures().join("mlp");
+    let out = tmp.path().join("mlp.pb");
+    ok(&[
+        "freeze",
+        "--meta",
+        &s(&mlp.join("model.ckpt.meta")),
+        "--ckpt",
+        &s(&mlp.join("model.ckpt")),
+        "--outputs",
+        "probs",
+        "-o",
+        &s(&out),
+    ]);
+    let feed = format!("x={}", s(&mlp.join("inputs.npy")));
+    let o = ok(&["run", &s(&out), "--feed", &feed, "--fetch", "probs:0", "--json"]);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    let (_, want) = npy_f32(&mlp.join("expected_probs.npy"));
+    assert_close("probs", &common::flat_f64(&v[0]["values"]), &f64s(&want));
+    // freeze errors: a missing output node
+    let e = fails(
+        &[
+            "freeze",
+            "--meta",
+            &s(&mlp.join("model.ckpt.meta")),
+            "--ckpt",
+            &s(&mlp.join("model.ckpt")),
+            "--outputs",
+            "probz",
+            "-o",
+            &s(&tmp.path().join("x.pb")),
+        ],
+        "probz",
+    );
+    assert!(e.contains("not in the graph"), "{e}");
+}
+
+#[test]
+fn inspect_models() {
+    let mlp = fixtures().join("mlp");
+    let o = ok(&["inspect", &s(&mlp.join("frozen.pb"))]);
+    assert!(o.stdout.contains("23 nodes"), "{}", o.stdout);
+    for line in ["MatMul       3", "Const        6", "Identity     7", "Softmax      1"] {
+        assert!(o.stdout.contains(line), "want {line:?} in {}", o.stdout);
+    }
+    assert!(o.stdout.contains("  x  float32  [?,4]"), "{}", o.stdout);
+    assert!(o.stdout.contains("outputs (nodes nothing consumes) (1):\n  probs  Softmax"), "{}", o.stdout);
+    let o = ok(&["inspect", &s(&mlp.join("frozen.pb")), "--json"]);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["op_types"]["BiasAdd"], 3);
+    assert_eq!(
+        v["placeholders"][0],
+        serde_json::json!({"name": "x", "op": "Placeholder", "dtype": "float32", "shape": [null, 4]})
+    );
+    assert_eq!(v["outputs"], serde_json::json!([{"name": "probs", "op": "Softmax"}]));
+    // a meta graph
+    let o = ok(&["inspect", &s(&mlp.join("model.ckpt.meta")), "--json"]);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["format"], "MetaGraphDef");
+    assert_eq!(v["op_types"]["VariableV2"], 20);
+    assert_eq!(v["placeholders"][1]["name"], "y");
+    assert_eq!(v["placeholders"][1]["dtype"], "int64");
+    // checkpoints are still listed as before
+    let o = ok(&["inspect", &s(&mlp.join("model.ckpt"))]);
+    assert!(o.stdout.contains("hidden1/weights"), "{}", o.stdout);
+}
+
+#[test]
+fn errors_exit_1_with_a_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pb = s(&fixtures().join("mlp/frozen.pb"));
+    // missing model
+    fails(&["run", "/nonexistent/model.pb", "--fetch", "a:0"], "/nonexistent/model.pb");
+    fails(&["inspect", &s(&tmp.path().join("missing.pb"))], "missing.pb");
+    // bad feed file: missing, and not a .npy
+    fails(&["run", &pb, "--feed", "x=/nonexistent/in.npy", "--fetch", "probs:0"], "/nonexistent/in.npy");
+    let junk = tmp.path().join("junk.npy");
+    std::fs::write(&junk, b"not an npy file").unwrap();
+    fails(&["run", &pb, "--feed", &format!("x={}", s(&junk)), "--fetch", "probs:0"], "junk.npy");
+    fails(&["run", &pb, "--feed", "x", "--fetch", "probs:0"], "NAME=FILE.npy");
+    // a feed of the wrong shape names the tensor
+    let inputs = s(&fixtures().join("mlp/expected_probs.npy"));
+    fails(&["run", &pb, "--feed", &format!("x={inputs}"), "--fetch", "probs:0"], "x:0");
+    // unknown tensor names
+    fails(&["run", &pb, "--fetch", "nope:0"], "nope");
+    fails(&["run", &pb, "--feed", &format!("nope={inputs}"), "--fetch", "probs:0"], "nope");
+    fails(&["run", &pb, "--fetch", "probs:7"], "probs");
+    // an unfed placeholder
+    fails(&["run", &pb, "--fetch", "probs:0"], "x");
+    // --ckpt with a GraphDef
+    fails(&["run", &pb, "--ckpt", "/tmp/x", "--fetch", "probs:0"], ".meta");
+    // a damaged model
+    let bad = tmp.path().join("bad.pb");
+    std::fs::write(&bad, [0xffu8, 0xff, 0xff, 0x01]).unwrap();
+    fails(&["run", &s(&bad), "--fetch", "a:0"], "bad.pb");
+    fails(&["inspect", &s(&bad)], "bad.pb");
+    // freeze with a missing checkpoint
+    let meta = s(&fixtures().join("seed004/model.ckpt.meta"));
+    fails(
+        &["freeze", "--meta", &meta, "--ckpt", "/nonexistent/model.ckpt", "--outputs", "add_1", "-o", "/tmp/never.pb"],
+        "/nonexistent/model.ckpt",
+    );
+}
