@@ -262,11 +262,13 @@ impl OpDef for MatMul {
         let (a, b) = (&ctx.inputs[0], &ctx.inputs[1]);
         let g = ctx.grad(0)?;
         let s1 = s.named("MatMul_1");
+        let mm_a = |s: &Scope, x: &Output, y: &Output, ta, tb| matmul_op(s, x, y, (ta, tb), (true, false));
+        let mm_b = |s: &Scope, x: &Output, y: &Output, ta, tb| matmul_op(s, x, y, (ta, tb), (false, true));
         let (ga, gb) = match (ta, tb) {
-            (false, false) => (matmul_t(s, &g, b, false, true)?, matmul_t(&s1, a, &g, true, false)?),
-            (false, true) => (matmul_t(s, &g, b, false, false)?, matmul_t(&s1, &g, a, true, false)?),
-            (true, false) => (matmul_t(s, b, &g, false, true)?, matmul_t(&s1, a, &g, false, false)?),
-            (true, true) => (matmul_t(s, b, &g, true, true)?, matmul_t(&s1, &g, a, true, true)?),
+            (false, false) => (mm_a(s, &g, b, false, true)?, mm_b(&s1, a, &g, true, false)?),
+            (false, true) => (mm_a(s, &g, b, false, false)?, mm_b(&s1, &g, a, true, false)?),
+            (true, false) => (mm_a(s, b, &g, false, true)?, mm_b(&s1, a, &g, false, false)?),
+            (true, true) => (mm_a(s, b, &g, true, true)?, mm_b(&s1, &g, a, true, true)?),
         };
         Ok(vec![Some(ga), Some(gb)])
     }
@@ -279,12 +281,20 @@ pub fn matmul(s: &Scope, a: &Output, b: &Output) -> Result<Output> {
 
 /// `tf.matmul(a, b, transpose_a, transpose_b)`.
 pub fn matmul_t(s: &Scope, a: &Output, b: &Output, transpose_a: bool, transpose_b: bool) -> Result<Output> {
+    matmul_op(s, a, b, (transpose_a, transpose_b), (false, false))
+}
+
+/// A `MatMul` with its `grad_a`/`grad_b` attrs (TensorFlow 2.21 marks the products its
+/// gradient makes: `grad_a` on the one computing d/da, `grad_b` on d/db).
+fn matmul_op(s: &Scope, a: &Output, b: &Output, transpose: (bool, bool), grad: (bool, bool)) -> Result<Output> {
     s.op("MatMul", "MatMul")
         .input(a)
         .input(b)
         .attr("T", a.dtype())
-        .attr("transpose_a", transpose_a)
-        .attr("transpose_b", transpose_b)
+        .attr("transpose_a", transpose.0)
+        .attr("transpose_b", transpose.1)
+        .attr("grad_a", grad.0)
+        .attr("grad_b", grad.1)
         .build_output()
 }
 
