@@ -13,7 +13,7 @@ command itself (from the crate root) into a temporary directory.
 Checks: the prefix has 3 data files `.data-0000k-of-00003` and one index;
 tf.train.list_variables lists every variable with its shape; load_checkpoint(...).get_tensor
 returns the exact values; tf.compat.v1.train.Saver restores them into graph-mode variables.
-Prints "check_sharded: OK" and exits 0, or exits 1 naming the first difference.
+Prints PASS and `interop: 1 passed, 0 failed`, or FAIL naming the first difference and exits 1.
 """
 import glob
 import os
@@ -36,7 +36,8 @@ def expected():
 
 
 def fail(msg):
-    print("check_sharded: FAIL: " + msg)
+    print("FAIL  sharded checkpoint: " + msg)
+    print("interop: 0 passed, 1 failed")
     sys.exit(1)
 
 
@@ -77,7 +78,8 @@ def check(prefix):
             for name, var in variables.items():
                 if not np.array_equal(sess.run(var), want[name]):
                     fail("%s: Saver.restore gives %r" % (name, sess.run(var)))
-    print("check_sharded: OK (%d tensors in %d data files)" % (len(want), len(data)))
+    print("PASS  sharded checkpoint read by TensorFlow (%d tensors in %d data files)" % (len(want), len(data)))
+    print("interop: 1 passed, 0 failed")
 
 
 def main():

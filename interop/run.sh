@@ -15,7 +15,7 @@
 # 3. cargo run --release --example export_graphs -- DIR (a model trained here as meta graph
 #    + checkpoint + frozen .pb/.pbtxt, graph.json), then interop/check_graphs.py DIR.
 # Each check prints PASS/FAIL per check; the suite ends with one line
-# `interop: N passed, M failed` totalling all three. Exits non-zero on any failure.
+# `interop: N passed, M failed` totalling all four. Exits non-zero on any failure.
 # Temp dirs made here are removed on success and kept (path printed) on failure.
 set -euo pipefail
 
@@ -130,6 +130,9 @@ else
     if [ "$status" -eq 0 ]; then rm -rf "$GRAPHS_DIR"; else echo "interop: graphs kept in $GRAPHS_DIR" >&2; fi
   fi
 fi
+
+# 4. a checkpoint sharded over 3 data files (tests/saver_sharded.rs::write_for_interop)
+run_check sharded "$PY" "$HERE/check_sharded.py" || true
 
 echo "interop: $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

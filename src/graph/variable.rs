@@ -1,5 +1,7 @@
 //! Variables: TensorFlow's reference-variable subgraph (`VariableV2` op `v`, `v/Assign`,
-//! `v/read`) and the variable store behind `get_variable`.
+//! `v/read`), its resource-variable subgraph (`VarHandleOp` op `v`,
+//! `v/IsInitialized/VarIsInitializedOp`, `v/Assign`, `v/Read/ReadVariableOp`; chosen with
+//! [`VariableOptions::use_resource`]) and the variable store behind `get_variable`.
 
 use super::collections::{GLOBAL_VARIABLES, TRAINABLE_VARIABLES};
 use super::graph::StoredVariable;
@@ -12,9 +14,9 @@ use crate::tensor::{DType, Shape, Tensor};
 /// (TensorFlow's `VariableDef`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariableRecord {
-    /// The `VariableV2` op.
+    /// The `VariableV2` op (reference variable) or `VarHandleOp` op (resource variable).
     pub var_op: usize,
-    /// The `v/read` snapshot (op id, output index).
+    /// The `v/read` (resource: `v/Read/ReadVariableOp`) snapshot (op id, output index).
     pub snapshot: (usize, usize),
     /// The `v/Assign` initializer op.
     pub initializer: usize,
@@ -24,8 +26,12 @@ pub struct VariableRecord {
     pub trainable: bool,
 }
 
-/// A variable (`tf.Variable`, reference kind). Derefs to its value: the `v/read:0`
-/// snapshot, so it can be passed wherever an [`Output`] is expected.
+/// A variable (`tf.Variable`): a reference variable (`VariableV2`, TF1's default) or a
+/// resource variable (`VarHandleOp`, TF2's `ResourceVariable`; see
+/// [`VariableOptions::use_resource`]). Derefs to its value: the `v/read:0` snapshot (resource
+/// variables: `v/Read/ReadVariableOp:0`), so it can be passed wherever an [`Output`] is
+/// expected. [`Variable::read`] makes a fresh read instead, as TensorFlow does for each use
+/// of a resource variable.
 #[derive(Clone, Debug)]
 pub struct Variable {
     value: Output,
@@ -33,6 +39,7 @@ pub struct Variable {
     initializer: Operation,
     initial_value: Output,
     trainable: bool,
+    resource: bool,
 }
 
 impl std::ops::Deref for Variable {
@@ -56,6 +63,7 @@ impl Variable {
             initializer: Operation { graph: g.clone(), id: r.initializer },
             initial_value: Output { graph: g.clone(), op: r.initial_value.0, index: r.initial_value.1 },
             trainable: r.trainable,
+            resource: g.with_node(r.var_op, |n| n.op_type == "VarHandleOp"),
         }
     }
     /// The record stored in collections.
@@ -73,19 +81,29 @@ impl Variable {
     pub fn name(&self) -> String {
         self.var_op.name()
     }
-    /// The `VariableV2` op (its output is the reference `v:0`).
+    /// The `VariableV2` op (its output is the reference `v:0`), or for a resource variable
+    /// its `VarHandleOp` (whose output `v:0` is the handle).
     pub fn op(&self) -> &Operation {
         &self.var_op
     }
-    /// The reference output `v:0`, the input of `Assign` and optimizer ops.
+    /// True for a resource variable (`VarHandleOp`), false for a reference variable (`VariableV2`).
+    pub fn is_resource(&self) -> bool {
+        self.resource
+    }
+    /// The variable's output `v:0`: the reference that `Assign` and the `Apply*` optimizer
+    /// ops take, or for a resource variable the handle (dtype [`DType::Resource`]) that
+    /// `ReadVariableOp`, `AssignVariableOp` and the `ResourceApply*` ops take. Gradients with
+    /// respect to a resource variable are taken with respect to its handle (they sum over
+    /// every read).
     pub fn reference(&self) -> Output {
         Output { graph: self.var_op.graph.clone(), op: self.var_op.id, index: 0 }
     }
-    /// The value snapshot `v/read:0`.
+    /// The value snapshot `v/read:0` (resource variables: `v/Read/ReadVariableOp:0`).
     pub fn value(&self) -> &Output {
         &self.value
     }
-    /// The `v/Assign` op that sets the initial value.
+    /// The `v/Assign` op (`Assign`, or `AssignVariableOp` for a resource variable) that sets
+    /// the initial value.
     pub fn initializer(&self) -> &Operation {
         &self.initializer
     }
@@ -106,22 +124,50 @@ impl Variable {
         self.value.shape().to_vec().unwrap_or_default()
     }
 
-    /// `v.read_value()`: a new `Identity` (default name `read`) of the reference, made in
-    /// scope `s`, so it honours that scope's control dependencies (the `v/read` snapshot
-    /// does not: like TensorFlow, it may be computed before them).
+    /// `v.read_value()`: a new read of the variable made in scope `s`, so it honours that
+    /// scope's control dependencies (the snapshot does not: like TensorFlow, it may be
+    /// computed before them). A reference variable gets an `Identity` (default name
+    /// `read`) of the reference; a resource variable, as TensorFlow's
+    /// `ResourceVariable.read_value()`, `Read/ReadVariableOp` and an `Identity`.
     pub fn read_value(&self, s: &Scope) -> Result<Output> {
+        if self.resource {
+            let r = crate::ops::read_variable_op(&s.name_scope("Read"), &self.reference())?;
+            return s.op("Identity", "Identity").input(&r).attr("T", self.dtype()).build_output();
+        }
         s.op("Identity", "read").input(&self.reference()).attr("T", self.dtype()).build_output()
     }
 
-    /// `v.assign(value)`: an `Assign` op in the current scope; returns its output (the new value).
+    /// A fresh read of the variable in scope `s`: for a resource variable a `ReadVariableOp`
+    /// (default name `ReadVariableOp`), what TensorFlow adds for each use of one (`v1 + v2`
+    /// makes `ReadVariableOp` and `add/ReadVariableOp`); for a reference variable as
+    /// [`Variable::read_value`].
+    pub fn read(&self, s: &Scope) -> Result<Output> {
+        if self.resource {
+            return crate::ops::read_variable_op(s, &self.reference());
+        }
+        self.read_value(s)
+    }
+
+    /// `v.assign(value)`: an `Assign` op in scope `s`; returns its output (the new value).
+    /// For a resource variable an `AssignVariableOp`, and the new value is a
+    /// `ReadVariableOp` run after it.
     pub fn assign(&self, s: &Scope, value: &Output) -> Result<Output> {
         crate::ops::state::assign(s, &self.reference(), value)
     }
-    /// `v.assign_add(delta)`: an `AssignAdd` op.
+    /// The op of `v.assign(value)` itself, as `tf.group` sees it: the `Assign` (default name
+    /// `Assign`), or for a resource variable the `AssignVariableOp` (default name
+    /// `AssignVariableOp`) with no read after it.
+    pub fn assign_op(&self, s: &Scope, value: &Output) -> Result<Operation> {
+        if self.resource {
+            return crate::ops::assign_variable_op(s, &self.reference(), value);
+        }
+        Ok(crate::ops::state::assign(s, &self.reference(), value)?.op())
+    }
+    /// `v.assign_add(delta)`: an `AssignAdd` op (resource: `AssignAddVariableOp` and a read).
     pub fn assign_add(&self, s: &Scope, delta: &Output) -> Result<Output> {
         crate::ops::state::assign_add(s, &self.reference(), delta)
     }
-    /// `v.assign_sub(delta)`: an `AssignSub` op.
+    /// `v.assign_sub(delta)`: an `AssignSub` op (resource: `AssignSubVariableOp` and a read).
     pub fn assign_sub(&self, s: &Scope, delta: &Output) -> Result<Output> {
         crate::ops::state::assign_sub(s, &self.reference(), delta)
     }
@@ -134,11 +180,24 @@ pub struct VariableOptions {
     pub trainable: bool,
     /// Collections to add the variable to (default: `variables`).
     pub collections: Vec<String>,
+    /// Makes a resource variable (`use_resource=True`, TensorFlow's `ResourceVariable`):
+    /// ops `v` (`VarHandleOp`), `v/IsInitialized/VarIsInitializedOp`, `v/Assign`
+    /// (`AssignVariableOp`) and `v/Read/ReadVariableOp`, instead of a reference variable's
+    /// `v` (`VariableV2`), `v/Assign` and `v/read`. Default false (TF1's default).
+    pub use_resource: bool,
 }
 
 impl Default for VariableOptions {
     fn default() -> Self {
-        VariableOptions { trainable: true, collections: vec![GLOBAL_VARIABLES.to_string()] }
+        VariableOptions { trainable: true, collections: vec![GLOBAL_VARIABLES.to_string()], use_resource: false }
+    }
+}
+
+impl VariableOptions {
+    /// The default options with [`VariableOptions::use_resource`] set: a trainable resource
+    /// variable in `variables`.
+    pub fn resource() -> Self {
+        VariableOptions { use_resource: true, ..Default::default() }
     }
 }
 
@@ -179,34 +238,11 @@ impl Scope {
         };
         let dtype = initial_value.dtype();
         let full = vs.prefix().to_string();
-        let var_op = vs
-            .named(&format!("{full}/"))
-            .op("VariableV2", "VariableV2")
-            .attr("shape", Shape::known(&dims))
-            .attr("dtype", dtype)
-            .attr("container", "")
-            .attr("shared_name", "")
-            .build()?;
-        let reference = var_op.output(0)?;
-        let colocate = crate::graph::AttrValue::ListString(vec![format!("loc:@{full}").into_bytes()]);
-        let assign = vs
-            .named("Assign")
-            .op("Assign", "Assign")
-            .input(&reference)
-            .input(&initial_value)
-            .attr("T", dtype)
-            .attr("_class", colocate.clone())
-            .attr("use_locking", true)
-            .attr("validate_shape", true)
-            .build_output()?;
-        let read = vs
-            .named("read")
-            .op("Identity", "Identity")
-            .input(&reference)
-            .attr("T", dtype)
-            .attr("_class", colocate)
-            .build_output()?;
-        let v = Variable { value: read, var_op, initializer: assign.op(), initial_value, trainable: opts.trainable };
+        let v = if opts.use_resource {
+            build_resource_variable(&vs, &full, &dims, dtype, initial_value, opts.trainable)?
+        } else {
+            build_ref_variable(&vs, &full, &dims, dtype, initial_value, opts.trainable)?
+        };
         let g = self.graph();
         for c in &opts.collections {
             g.add_to_collection(c, CollectionItem::Variable(v.record()));
@@ -329,4 +365,74 @@ impl Scope {
         let inits: Vec<&Operation> = vars.iter().map(|v| v.initializer()).collect();
         self.with_control_dependencies(&inits).op("NoOp", "init").build()
     }
+}
+
+/// `v` (`VariableV2`), `v/Assign`, `v/read` in name scope `vs` (`full` without the `/`).
+fn build_ref_variable(
+    vs: &Scope,
+    full: &str,
+    dims: &[usize],
+    dtype: DType,
+    initial_value: Output,
+    trainable: bool,
+) -> Result<Variable> {
+    let var_op = vs
+        .named(&format!("{full}/"))
+        .op("VariableV2", "VariableV2")
+        .attr("shape", Shape::known(dims))
+        .attr("dtype", dtype)
+        .attr("container", "")
+        .attr("shared_name", "")
+        .build()?;
+    let reference = var_op.output(0)?;
+    let colocate = crate::graph::AttrValue::ListString(vec![format!("loc:@{full}").into_bytes()]);
+    let assign = vs
+        .named("Assign")
+        .op("Assign", "Assign")
+        .input(&reference)
+        .input(&initial_value)
+        .attr("T", dtype)
+        .attr("_class", colocate.clone())
+        .attr("use_locking", true)
+        .attr("validate_shape", true)
+        .build_output()?;
+    let read = vs
+        .named("read")
+        .op("Identity", "Identity")
+        .input(&reference)
+        .attr("T", dtype)
+        .attr("_class", colocate)
+        .build_output()?;
+    let v = Variable { value: read, var_op, initializer: assign.op(), initial_value, trainable, resource: false };
+    Ok(v)
+}
+
+/// TensorFlow's `ResourceVariable` subgraph in name scope `vs` (`full` without the `/`):
+/// `v` (`VarHandleOp`), `v/IsInitialized/VarIsInitializedOp`, `v/Assign`
+/// (`AssignVariableOp`), `v/Read/ReadVariableOp`, with TensorFlow's attrs.
+fn build_resource_variable(
+    vs: &Scope,
+    full: &str,
+    dims: &[usize],
+    dtype: DType,
+    initial_value: Output,
+    trainable: bool,
+) -> Result<Variable> {
+    let colocate = crate::graph::AttrValue::ListString(vec![format!("loc:@{full}").into_bytes()]);
+    let var_op = vs
+        .named(&format!("{full}/"))
+        .op("VarHandleOp", "VarHandleOp")
+        .attr("_class", colocate)
+        .attr("allowed_devices", crate::graph::AttrValue::ListString(Vec::new()))
+        .attr("container", "")
+        .attr("debug_name", format!("{full}/").as_str())
+        .attr("dtype", dtype)
+        .attr("shape", Shape::known(dims))
+        .attr("shared_name", full)
+        .build()?;
+    let handle = var_op.output(0)?;
+    crate::ops::var_is_initialized_op(&vs.name_scope("IsInitialized"), &handle)?;
+    let assign = crate::ops::assign_variable_op(&vs.named(&format!("{full}/Assign/")), &handle, &initial_value)?;
+    let read = crate::ops::read_variable_op(&vs.name_scope("Read"), &handle)?;
+    Ok(Variable { value: read, var_op, initializer: assign, initial_value, trainable, resource: true })
 }

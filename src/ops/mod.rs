@@ -14,6 +14,7 @@ pub mod nn;
 pub mod random;
 pub mod reduction;
 mod registry;
+pub mod resource;
 pub mod shape_ops;
 pub mod state;
 pub mod training;
@@ -31,6 +32,9 @@ pub use nn::*;
 pub use random::{random_normal, random_uniform, truncated_normal};
 pub use reduction::{argmax, reduce_max, reduce_mean};
 pub use registry::{lookup, registered_op_types};
+pub use resource::{
+    assign_add_variable_op, assign_sub_variable_op, assign_variable_op, read_variable_op, var_is_initialized_op,
+};
 pub use shape_ops::{
     concat, concat_dyn, floor_div, floor_mod, gather, gather_dyn, range, range_dyn, reduce_prod, shape_as, slice,
     slice_dyn, squeeze, stack, tile, tile_dyn, transpose, transpose_dyn, unsorted_segment_sum, unstack,
@@ -130,13 +134,13 @@ impl KernelCtx<'_> {
     pub fn input(&self, i: usize) -> &Tensor {
         &self.inputs[i]
     }
-    /// The variable buffer and name behind reference input `i`.
-    /// Errors: `InvalidArgument` when input `i` is not a variable reference.
+    /// The variable buffer and name behind reference (or resource-handle) input `i`.
+    /// Errors: `InvalidArgument` when input `i` is not a variable.
     pub fn var(&self, i: usize) -> Result<(&VarSlot, &str)> {
         match self.vars.get(i).and_then(|v| v.as_ref()) {
             Some((slot, name)) => Ok((slot, name)),
             None => Err(Error::invalid_argument(format!(
-                "input {i} of '{}' ({}) must be a variable reference (a VariableV2 output)",
+                "input {i} of '{}' ({}) must be a variable (a VariableV2 or VarHandleOp output)",
                 self.node.name, self.node.op_type
             ))),
         }
@@ -195,7 +199,9 @@ pub trait OpDef: Send + Sync {
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Ok(vec![None; ctx.inputs.len()])
     }
-    /// Indices of inputs taken by reference (the variable itself, as `Assign`'s `ref`).
+    /// Indices of inputs taken by reference (the variable itself, as `Assign`'s `ref`), and
+    /// of resource-handle inputs (`ReadVariableOp`'s `resource`): the kernel gets the
+    /// variable's buffer through [`KernelCtx::var`].
     fn ref_inputs(&self) -> &'static [usize] {
         &[]
     }

@@ -15,6 +15,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock:
         .chain(super::random::DEFS)
         .chain(super::reduction::DEFS)
         .chain(super::state::DEFS)
+        .chain(super::resource::DEFS)
         .chain(super::training::DEFS)
         .chain(super::unary::DEFS)
         .chain(super::shape_ops::DEFS)

@@ -3,7 +3,7 @@
 use super::kernels::broadcast_binary;
 use super::{InferCtx, KernelCtx, OpDef};
 use crate::error::{Error, Result};
-use crate::graph::{Output, Scope};
+use crate::graph::{Operation, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn OpDef] = &[&VariableV2, &Assign, &AssignAdd, &AssignSub];
@@ -73,10 +73,17 @@ impl OpDef for Assign {
     }
 }
 
-fn update(ctx: &KernelCtx, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Result<Vec<Tensor>> {
+/// Replaces the variable at input 0 by `f(old value, input 1)`; returns the new value.
+/// `uninit` makes the error for an uninitialized variable (ref and resource variables word
+/// it differently).
+pub(super) fn update(
+    ctx: &KernelCtx,
+    uninit: fn(&str) -> Error,
+    f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>,
+) -> Result<Vec<Tensor>> {
     let (slot, name) = ctx.var(0)?;
     let mut guard = slot.write().unwrap_or_else(|e| e.into_inner());
-    let old = guard.as_ref().ok_or_else(|| super::uninitialized(name))?;
+    let old = guard.as_ref().ok_or_else(|| uninit(name))?;
     let new = f(old, ctx.input(1))?;
     if new.shape() != old.shape() {
         return Err(Error::invalid_argument(format!(
@@ -90,7 +97,7 @@ fn update(ctx: &KernelCtx, f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Re
 }
 
 macro_rules! assign_update {
-    ($name:ident, $ty:expr, $op:tt, $doc:expr) => {
+    ($name:ident, $ty:expr, $subtract:expr, $doc:expr) => {
         #[doc = $doc]
         pub struct $name;
         impl OpDef for $name {
@@ -103,9 +110,7 @@ macro_rules! assign_update {
                 Ok(vec![(ctx.dtype(0), ctx.shape(0).clone())])
             }
             fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-                update(ctx, |a, b| {
-                    crate::dispatch_numeric!(a.dtype(), $ty, T => broadcast_binary::<T, T>(a, b, |x, y| x $op y))
-                })
+                add_to_variable(ctx, $subtract, super::uninitialized)
             }
             fn ref_inputs(&self) -> &'static [usize] {
                 &[0]
@@ -116,12 +121,53 @@ macro_rules! assign_update {
         }
     };
 }
-assign_update!(AssignAdd, "AssignAdd", +, "`AssignAdd`: adds input 1 to the variable at input 0; outputs the new value.");
-assign_update!(AssignSub, "AssignSub", -, "`AssignSub`: subtracts input 1 from the variable at input 0; outputs the new value.");
+assign_update!(
+    AssignAdd,
+    "AssignAdd",
+    false,
+    "`AssignAdd`: adds input 1 to the variable at input 0; outputs the new value."
+);
+assign_update!(
+    AssignSub,
+    "AssignSub",
+    true,
+    "`AssignSub`: subtracts input 1 from the variable at input 0; outputs the new value."
+);
+
+/// The kernel of `AssignAdd`/`AssignAddVariableOp` (`subtract`: `AssignSub`/`AssignSubVariableOp`)
+/// on the variable at input 0; returns the new value.
+pub(super) fn add_to_variable(ctx: &KernelCtx, subtract: bool, uninit: fn(&str) -> Error) -> Result<Vec<Tensor>> {
+    let ty = ctx.node.op_type.as_str();
+    if subtract {
+        update(
+            ctx,
+            uninit,
+            |a, b| crate::dispatch_numeric!(a.dtype(), ty, T => broadcast_binary::<T, T>(a, b, |x, y| x - y)),
+        )
+    } else {
+        update(
+            ctx,
+            uninit,
+            |a, b| crate::dispatch_numeric!(a.dtype(), ty, T => broadcast_binary::<T, T>(a, b, |x, y| x + y)),
+        )
+    }
+}
+
+/// The value of resource variable `handle` after `update` (a `ReadVariableOp` in `s`'s name
+/// scope that runs after it), what TensorFlow's `assign*` on a resource variable returns.
+fn read_after(s: &Scope, handle: &Output, update: &Operation) -> Result<Output> {
+    super::resource::read_variable_op(&s.name_scope("").with_control_dependencies(&[update]), handle)
+}
 
 /// `tf.assign(ref, value)`: an `Assign` op (default name `Assign`), `use_locking` and
-/// `validate_shape` true. `reference` must be a variable's `v:0` output.
+/// `validate_shape` true. `reference` must be a variable's `v:0` output. For a resource
+/// variable (`reference` is its `VarHandleOp` handle) it is an `AssignVariableOp` (default
+/// name `AssignVariableOp`) and the result a `ReadVariableOp` run after it.
 pub fn assign(s: &Scope, reference: &Output, value: &Output) -> Result<Output> {
+    if reference.dtype() == DType::Resource {
+        let op = super::resource::assign_variable_op(s, reference, value)?;
+        return read_after(s, reference, &op);
+    }
     s.op("Assign", "Assign")
         .input(reference)
         .input(value)
@@ -131,8 +177,12 @@ pub fn assign(s: &Scope, reference: &Output, value: &Output) -> Result<Output> {
         .build_output()
 }
 
-/// `tf.assign_add(ref, delta)`.
+/// `tf.assign_add(ref, delta)` (for a resource handle: `AssignAddVariableOp`, then a read).
 pub fn assign_add(s: &Scope, reference: &Output, delta: &Output) -> Result<Output> {
+    if reference.dtype() == DType::Resource {
+        let op = super::resource::assign_add_variable_op(s, reference, delta)?;
+        return read_after(s, reference, &op);
+    }
     s.op("AssignAdd", "AssignAdd")
         .input(reference)
         .input(delta)
@@ -141,8 +191,12 @@ pub fn assign_add(s: &Scope, reference: &Output, delta: &Output) -> Result<Outpu
         .build_output()
 }
 
-/// `tf.assign_sub(ref, delta)`.
+/// `tf.assign_sub(ref, delta)` (for a resource handle: `AssignSubVariableOp`, then a read).
 pub fn assign_sub(s: &Scope, reference: &Output, delta: &Output) -> Result<Output> {
+    if reference.dtype() == DType::Resource {
+        let op = super::resource::assign_sub_variable_op(s, reference, delta)?;
+        return read_after(s, reference, &op);
+    }
     s.op("AssignSub", "AssignSub")
         .input(reference)
         .input(delta)

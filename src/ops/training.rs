@@ -1,5 +1,8 @@
 //! Optimizer update ops on reference variables: ApplyGradientDescent, ApplyMomentum,
 //! ApplyAdam. Each updates its variable (and slots) in place and outputs the new value.
+//! The resource-variable forms (`ResourceApply*`, in [`super::resource`]) share the shape
+//! checks (`infer_apply`) and kernels (`apply_gradient_descent`, `apply_momentum`,
+//! `apply_adam`) defined here.
 
 use super::kernels::{Float, Num};
 use super::{InferCtx, KernelCtx, OpDef, VarSlot};
@@ -7,6 +10,45 @@ use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn OpDef] = &[&ApplyGradientDescent, &ApplyMomentum, &ApplyAdam];
+
+/// How an update op reaches its variable and slots: reference inputs (`Apply*`, which
+/// output the new value) or resource handles (`ResourceApply*`, which output nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Access {
+    /// `VariableV2` outputs (`ref(T)` inputs).
+    Ref,
+    /// `VarHandleOp` outputs (`resource` inputs).
+    Resource,
+}
+
+/// Shape/dtype inference of an update op with `n` inputs: input 0 is the variable, `refs`
+/// its slots (same shape), `scalars` the 0-d hyper-parameters and `grad` the gradient. For
+/// [`Access::Resource`] the variable and slot inputs are handles, checked through the
+/// `dtype` and `shape` attrs of their `VarHandleOp`s, and the op has no outputs.
+pub(super) fn infer_apply(
+    ctx: &InferCtx,
+    n: usize,
+    refs: &[usize],
+    scalars: &[usize],
+    grad: usize,
+    access: Access,
+) -> Result<Vec<(DType, Shape)>> {
+    ctx.expect_inputs(n)?;
+    if access == Access::Ref {
+        return infer_update(ctx, refs, scalars, grad);
+    }
+    let t = ctx.dtype(grad);
+    let mut inputs = ctx.inputs.to_vec();
+    for &i in [0].iter().chain(refs) {
+        inputs[i] = match super::resource::handle_info(ctx, i)? {
+            Some(info) => info,
+            None => (t, Shape::unknown()),
+        };
+    }
+    let view = InferCtx { graph: ctx.graph, node: ctx.node, inputs: &inputs };
+    infer_update(&view, refs, scalars, grad)?;
+    Ok(vec![])
+}
 
 /// Checks the update inputs: all of dtype `T`, the ref inputs and `grad` of the variable's shape.
 fn infer_update(ctx: &InferCtx, refs: &[usize], scalars: &[usize], grad: usize) -> Result<Vec<(DType, Shape)>> {
@@ -92,18 +134,10 @@ impl OpDef for ApplyGradientDescent {
         "ApplyGradientDescent"
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        ctx.expect_inputs(3)?;
-        infer_update(ctx, &[], &[1], 2)
+        infer_gradient_descent(ctx, Access::Ref)
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        crate::dispatch_float!(ctx.input(1).dtype(), "ApplyGradientDescent", T => {
-            let alpha: T = scalar(ctx, 1)?;
-            update_refs::<T>(ctx, &[0], 2, &|v, g| {
-                for (x, &d) in v[0].iter_mut().zip(g) {
-                    *x -= alpha * d;
-                }
-            })
-        })
+        apply_gradient_descent(ctx)
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0]
@@ -111,6 +145,23 @@ impl OpDef for ApplyGradientDescent {
     fn is_stateful(&self) -> bool {
         true
     }
+}
+
+/// Inference of `(Resource)ApplyGradientDescent(var, alpha, delta)`.
+pub(super) fn infer_gradient_descent(ctx: &InferCtx, access: Access) -> Result<Vec<(DType, Shape)>> {
+    infer_apply(ctx, 3, &[], &[1], 2, access)
+}
+
+/// The kernel of `(Resource)ApplyGradientDescent`: `var -= alpha * delta` in place; returns the new value.
+pub(super) fn apply_gradient_descent(ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+    crate::dispatch_float!(ctx.input(1).dtype(), "ApplyGradientDescent", T => {
+        let alpha: T = scalar(ctx, 1)?;
+        update_refs::<T>(ctx, &[0], 2, &|v, g| {
+            for (x, &d) in v[0].iter_mut().zip(g) {
+                *x -= alpha * d;
+            }
+        })
+    })
 }
 
 /// `ApplyMomentum(var, accum, lr, grad, momentum)`: `accum = accum * momentum + grad;
@@ -121,22 +172,10 @@ impl OpDef for ApplyMomentum {
         "ApplyMomentum"
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        ctx.expect_inputs(5)?;
-        infer_update(ctx, &[1], &[2, 4], 3)
+        infer_momentum(ctx, Access::Ref)
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let nesterov = ctx.node.attr_bool_or("use_nesterov", false)?;
-        crate::dispatch_float!(ctx.input(2).dtype(), "ApplyMomentum", T => {
-            let lr: T = scalar(ctx, 2)?;
-            let m: T = scalar(ctx, 4)?;
-            update_refs::<T>(ctx, &[0, 1], 3, &|v, g| {
-                let (var, rest) = v.split_at_mut(1);
-                for ((x, a), &d) in var[0].iter_mut().zip(rest[0].iter_mut()).zip(g) {
-                    *a = *a * m + d;
-                    *x = if nesterov { *x - (d * lr + *a * m * lr) } else { *x - lr * *a };
-                }
-            })
-        })
+        apply_momentum(ctx)
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0, 1]
@@ -144,6 +183,27 @@ impl OpDef for ApplyMomentum {
     fn is_stateful(&self) -> bool {
         true
     }
+}
+
+/// Inference of `(Resource)ApplyMomentum(var, accum, lr, grad, momentum)`.
+pub(super) fn infer_momentum(ctx: &InferCtx, access: Access) -> Result<Vec<(DType, Shape)>> {
+    infer_apply(ctx, 5, &[1], &[2, 4], 3, access)
+}
+
+/// The kernel of `(Resource)ApplyMomentum`; returns the new value of `var`.
+pub(super) fn apply_momentum(ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+    let nesterov = ctx.node.attr_bool_or("use_nesterov", false)?;
+    crate::dispatch_float!(ctx.input(2).dtype(), "ApplyMomentum", T => {
+        let lr: T = scalar(ctx, 2)?;
+        let m: T = scalar(ctx, 4)?;
+        update_refs::<T>(ctx, &[0, 1], 3, &|v, g| {
+            let (var, rest) = v.split_at_mut(1);
+            for ((x, a), &d) in var[0].iter_mut().zip(rest[0].iter_mut()).zip(g) {
+                *a = *a * m + d;
+                *x = if nesterov { *x - (d * lr + *a * m * lr) } else { *x - lr * *a };
+            }
+        })
+    })
 }
 
 /// `ApplyAdam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)`:
@@ -155,33 +215,10 @@ impl OpDef for ApplyAdam {
         "ApplyAdam"
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        ctx.expect_inputs(10)?;
-        infer_update(ctx, &[1, 2], &[3, 4, 5, 6, 7, 8], 9)
+        infer_adam(ctx, Access::Ref)
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let nesterov = ctx.node.attr_bool_or("use_nesterov", false)?;
-        crate::dispatch_float!(ctx.input(5).dtype(), "ApplyAdam", T => {
-            let [b1p, b2p, lr, b1, b2, eps]: [T; 6] = [
-                scalar(ctx, 3)?, scalar(ctx, 4)?, scalar(ctx, 5)?, scalar(ctx, 6)?, scalar(ctx, 7)?, scalar(ctx, 8)?,
-            ];
-            let one = T::ONE;
-            let lr_t = lr * (one - b2p).sqrt() / (one - b1p);
-            update_refs::<T>(ctx, &[0, 1, 2], 9, &|v, g| {
-                let [var, m, v] = v else { return };
-                let n = g.len();
-                let (var, m, v) = (&mut var[..n], &mut m[..n], &mut v[..n]);
-                let (c1, c2) = (one - b1, one - b2);
-                for i in 0..n {
-                    let d = g[i];
-                    let mi = m[i] + (d - m[i]) * c1;
-                    let vi = v[i] + (d * d - v[i]) * c2;
-                    m[i] = mi;
-                    v[i] = vi;
-                    let step = if nesterov { (mi * b1 + d * c1) * lr_t } else { mi * lr_t };
-                    var[i] -= step / (vi.sqrt() + eps);
-                }
-            })
-        })
+        apply_adam(ctx)
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0, 1, 2]
@@ -189,4 +226,36 @@ impl OpDef for ApplyAdam {
     fn is_stateful(&self) -> bool {
         true
     }
+}
+
+/// Inference of `(Resource)ApplyAdam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)`.
+pub(super) fn infer_adam(ctx: &InferCtx, access: Access) -> Result<Vec<(DType, Shape)>> {
+    infer_apply(ctx, 10, &[1, 2], &[3, 4, 5, 6, 7, 8], 9, access)
+}
+
+/// The kernel of `(Resource)ApplyAdam`; returns the new value of `var`.
+pub(super) fn apply_adam(ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+    let nesterov = ctx.node.attr_bool_or("use_nesterov", false)?;
+    crate::dispatch_float!(ctx.input(5).dtype(), "ApplyAdam", T => {
+        let [b1p, b2p, lr, b1, b2, eps]: [T; 6] = [
+            scalar(ctx, 3)?, scalar(ctx, 4)?, scalar(ctx, 5)?, scalar(ctx, 6)?, scalar(ctx, 7)?, scalar(ctx, 8)?,
+        ];
+        let one = T::ONE;
+        let lr_t = lr * (one - b2p).sqrt() / (one - b1p);
+        update_refs::<T>(ctx, &[0, 1, 2], 9, &|v, g| {
+            let [var, m, v] = v else { return };
+            let n = g.len();
+            let (var, m, v) = (&mut var[..n], &mut m[..n], &mut v[..n]);
+            let (c1, c2) = (one - b1, one - b2);
+            for i in 0..n {
+                let d = g[i];
+                let mi = m[i] + (d - m[i]) * c1;
+                let vi = v[i] + (d * d - v[i]) * c2;
+                m[i] = mi;
+                v[i] = vi;
+                let step = if nesterov { (mi * b1 + d * c1) * lr_t } else { mi * lr_t };
+                var[i] -= step / (vi.sqrt() + eps);
+            }
+        })
+    })
 }

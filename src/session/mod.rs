@@ -111,22 +111,28 @@ impl Session {
         self.plans.read().unwrap_or_else(|e| e.into_inner()).len()
     }
 
-    /// The value of variable op `var` without running anything (`None` when uninitialized).
+    /// The value of variable op `var` (a `VariableV2` or a resource variable's
+    /// `VarHandleOp`) without running anything (`None` when uninitialized).
     pub fn variable_value(&self, var: &Operation) -> Option<Tensor> {
         self.state.var_slot(var.id()).read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Sets the value of variable op `var` directly (used by restore).
-    /// Errors: `InvalidArgument` when the dtype or shape differs from the variable's.
+    /// Sets the value of variable op `var` (a `VariableV2` or a resource variable's
+    /// `VarHandleOp`) directly (used by restore).
+    /// Errors: `InvalidArgument` when the dtype or shape differs from the variable's
+    /// (a resource variable's are its `VarHandleOp`'s `dtype` and `shape` attrs).
     pub fn set_variable_value(&self, var: &Operation, value: Tensor) -> Result<()> {
         let node = var.node();
-        if node.op_type != "VariableV2" {
-            return Err(Error::invalid_argument(format!(
-                "'{}' is a {} op, not a variable (VariableV2); pass the variable's op (Variable::op)",
+        let (dtype, shape) = match node.op_type.as_str() {
+            "VariableV2" => node.outputs.first().cloned().ok_or_else(|| Error::internal("variable without output"))?,
+            "VarHandleOp" => (node.attr_type("dtype")?, node.attr_shape("shape")?.clone()),
+            _ => {
+                return Err(Error::invalid_argument(format!(
+                "'{}' is a {} op, not a variable (VariableV2 or VarHandleOp); pass the variable's op (Variable::op)",
                 node.name, node.op_type
-            )));
-        }
-        let (dtype, shape) = node.outputs.first().cloned().ok_or_else(|| Error::internal("variable without output"))?;
+            )))
+            }
+        };
         if value.dtype() != dtype || !shape.is_compatible_with(value.shape()) {
             return Err(Error::invalid_argument(format!(
                 "cannot set variable {} ({dtype} {shape}) to a {} tensor of shape {}",

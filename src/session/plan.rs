@@ -43,6 +43,12 @@ pub(crate) struct Plan {
     pub num_slots: usize,
 }
 
+/// True for the ops whose value is a session-held variable buffer rather than a computed
+/// output: `VariableV2` (reference variables) and `VarHandleOp` (resource variables).
+pub(crate) fn is_variable_op(op_type: &str) -> bool {
+    matches!(op_type, "VariableV2" | "VarHandleOp")
+}
+
 /// Signature of a run: fed tensors, fetched tensors, target ops.
 pub(crate) type PlanKey = (Vec<(usize, usize)>, Vec<(usize, usize)>, Vec<usize>);
 
@@ -112,14 +118,14 @@ impl Plan {
                 return Ok(Source::Slot(s));
             }
             let n = &nodes[src.0];
-            if n.op_type == "VariableV2" {
+            if is_variable_op(&n.op_type) {
                 return Ok(Source::Var(state.var_slot(src.0), n.name.clone()));
             }
             Err(Error::internal(format!("no value slot for {}:{}", n.name, src.1)))
         };
         for id in order {
             let node = nodes[id].clone();
-            if node.op_type == "VariableV2" {
+            if is_variable_op(&node.op_type) {
                 continue;
             }
             let def = ops::lookup(&node.op_type)?;
@@ -133,12 +139,18 @@ impl Plan {
                         Source::Var(slot, name) => vars.push(Some((slot.clone(), name.clone()))),
                         Source::Slot(_) => {
                             return Err(Error::invalid_argument(format!(
-                                "input {i} of '{}' ({}) must be a variable (VariableV2 output), but '{}' is a {}",
+                                "input {i} of '{}' ({}) must be a variable (a VariableV2 or VarHandleOp output), but '{}' is a {}",
                                 node.name, node.op_type, nodes[src.0].name, nodes[src.0].op_type
                             )))
                         }
                     }
                 } else {
+                    if nodes[src.0].op_type == "VarHandleOp" {
+                        return Err(resource_handle_as_value(
+                            &format!("input {i} of '{}' ({})", node.name, node.op_type),
+                            &nodes[src.0].name,
+                        ));
+                    }
                     vars.push(None);
                 }
                 inputs.push(s);
@@ -150,6 +162,11 @@ impl Plan {
             num_slots += node.outputs.len();
             let rng = def.is_stateful().then(|| state.rng_for(&node)).flatten();
             steps.push(Step { node, def, inputs, vars, rng, out_base, release: Vec::new() });
+        }
+        for &(op, idx) in fetches {
+            if nodes[op].op_type == "VarHandleOp" && !slot_of.contains_key(&(op, idx)) {
+                return Err(resource_handle_as_value("a fetch", &nodes[op].name));
+            }
         }
         let fetches = fetches.iter().map(|&f| source(&slot_of, f)).collect::<Result<Vec<_>>>()?;
         // the last step reading each slot releases it, unless it is fetched
@@ -171,4 +188,11 @@ impl Plan {
         }
         Ok(Plan { steps, feed_slots: (0..feeds.len()).collect(), feed_checks, fetches, num_slots })
     }
+}
+
+/// The error for using resource handle `var` (a `VarHandleOp` output) as a tensor value.
+fn resource_handle_as_value(what: &str, var: &str) -> Error {
+    Error::unimplemented(format!(
+        "{what} is the resource handle {var}:0: tensorgraph keeps resource handles inside the session and passes them only to resource-variable ops (ReadVariableOp, AssignVariableOp, ResourceApply*, ...); read the value with a ReadVariableOp (the variable's {var}/Read/ReadVariableOp:0)"
+    ))
 }

@@ -40,10 +40,20 @@ pub enum DType {
     UInt32 = 22,
     /// `DT_UINT64` (23).
     UInt64 = 23,
+    /// `DT_RESOURCE` (20): a resource handle, the output of `VarHandleOp` (resource
+    /// variables). A graph-level dtype only: tensorgraph never makes a tensor of it (the
+    /// executor hands kernels the variable's buffer instead), so it has no [`Storage`]
+    /// variant, is not in [`DType::ALL`], and storage, checkpoint and `TensorProto` code
+    /// reject it with an error.
+    ///
+    /// [`Storage`]: crate::tensor::Storage
+    Resource = 20,
 }
 
 impl DType {
-    /// Every dtype, in enum order.
+    /// Every dtype whose values are tensors (has a [`Storage`](crate::tensor::Storage)
+    /// variant), in enum order. [`DType::Resource`] is not among them: see
+    /// [`DType::GRAPH_ONLY`] and [`DType::ALL_WITH_GRAPH_ONLY`].
     pub const ALL: [DType; 16] = [
         DType::Float,
         DType::Double,
@@ -63,23 +73,57 @@ impl DType {
         DType::UInt64,
     ];
 
+    /// The dtypes that only appear in graphs (op outputs and attrs), never as tensor
+    /// values: [`DType::Resource`].
+    pub const GRAPH_ONLY: [DType; 1] = [DType::Resource];
+
+    /// [`DType::ALL`] followed by [`DType::GRAPH_ONLY`]: every dtype a graph may name.
+    pub const ALL_WITH_GRAPH_ONLY: [DType; 17] = {
+        let mut out = [DType::Resource; 17];
+        let mut i = 0;
+        while i < DType::ALL.len() {
+            out[i] = DType::ALL[i];
+            i += 1;
+        }
+        out
+    };
+
+    /// True for dtypes whose values are tensors (everything but [`DType::Resource`]).
+    pub fn has_storage(self) -> bool {
+        !matches!(self, DType::Resource)
+    }
+
+    /// Errors with `Unimplemented` for a dtype that has no tensor values (`DT_RESOURCE`),
+    /// naming `what` (the tensor, entry or attr that has it); `Ok` otherwise.
+    pub fn check_storage(self, what: &str) -> Result<()> {
+        if self.has_storage() {
+            return Ok(());
+        }
+        Err(Error::unimplemented(format!(
+            "{what} has dtype {}: tensorgraph keeps resource handles inside the session and never stores, feeds, fetches or serializes them as tensors; read the variable's value (its ReadVariableOp output) instead",
+            self.name()
+        )))
+    }
+
     /// TensorFlow's enum number (`DT_FLOAT` = 1, ...).
     pub fn as_enum(self) -> i32 {
         self as i32
     }
 
     /// The dtype for a TensorFlow enum number. Reference dtypes (`DT_FLOAT_REF` = 101, ...)
-    /// map to their base type. Errors: `InvalidArgument` for numbers tensorgraph does not support.
+    /// map to their base type; 20 is [`DType::Resource`]. Errors: `InvalidArgument` for
+    /// numbers tensorgraph does not support.
     pub fn from_enum(v: i32) -> Result<DType> {
         let base = if v > 100 { v - 100 } else { v };
-        DType::ALL
+        DType::ALL_WITH_GRAPH_ONLY
             .iter()
             .copied()
             .find(|d| d.as_enum() == base)
             .ok_or_else(|| Error::invalid_argument(format!("unsupported TensorFlow DataType enum value {v}")))
     }
 
-    /// Bytes per element in a checkpoint or `tensor_content`; `None` for `String`.
+    /// Bytes per element in a checkpoint or `tensor_content`; `None` for `String` and
+    /// `Resource` (which has no tensor values).
     pub fn size(self) -> Option<usize> {
         Some(match self {
             DType::Int8 | DType::UInt8 | DType::Bool => 1,
@@ -87,7 +131,7 @@ impl DType {
             DType::Float | DType::Int32 | DType::UInt32 => 4,
             DType::Double | DType::Int64 | DType::UInt64 | DType::Complex64 => 8,
             DType::Complex128 => 16,
-            DType::String => return None,
+            DType::String | DType::Resource => return None,
         })
     }
 
@@ -115,6 +159,7 @@ impl DType {
             DType::Half => "float16",
             DType::UInt32 => "uint32",
             DType::UInt64 => "uint64",
+            DType::Resource => "resource",
         }
     }
 }

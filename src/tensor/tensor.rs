@@ -97,8 +97,20 @@ impl Storage {
         self.len() == 0
     }
     /// `n` zero elements (false, empty string) of `dtype`.
+    ///
+    /// # Panics
+    /// For [`DType::Resource`], which has no storage; [`Storage::try_zeros`] returns an
+    /// error instead (use it when the dtype comes from a file or a graph).
     pub fn zeros(dtype: DType, n: usize) -> Storage {
-        match dtype {
+        match Storage::try_zeros(dtype, n) {
+            Ok(s) => s,
+            Err(e) => panic!("{}", e.message),
+        }
+    }
+    /// `n` zero elements of `dtype`. Errors: `Unimplemented` for [`DType::Resource`].
+    pub fn try_zeros(dtype: DType, n: usize) -> Result<Storage> {
+        dtype.check_storage("a zero-filled tensor")?;
+        Ok(match dtype {
             DType::Float => Storage::F32(vec![0.0; n]),
             DType::Double => Storage::F64(vec![0.0; n]),
             DType::Int32 => Storage::I32(vec![0; n]),
@@ -115,7 +127,8 @@ impl Storage {
             DType::Complex64 => Storage::C64(vec![[0.0; 2]; n]),
             DType::Complex128 => Storage::C128(vec![[0.0; 2]; n]),
             DType::String => Storage::Str(vec![Vec::new(); n]),
-        }
+            DType::Resource => return Err(Error::internal("resource storage passed the storage check")),
+        })
     }
     /// Gathers elements by flat index (used by broadcasting, transposes and slicing).
     pub fn gather(&self, idx: &[usize]) -> Storage {
@@ -234,9 +247,18 @@ impl Tensor {
         Tensor::from_storage(shape, Storage::Str(v))
     }
     /// A tensor of zeros of `dtype` and `shape`.
+    ///
+    /// # Panics
+    /// For [`DType::Resource`] (no tensor has it); [`Tensor::try_zeros`] returns an error instead.
     pub fn zeros(dtype: DType, shape: &[usize]) -> Tensor {
         let n = shape.iter().product();
         Tensor { shape: shape.to_vec(), storage: Arc::new(Storage::zeros(dtype, n)) }
+    }
+    /// A tensor of zeros of `dtype` and `shape`. Errors: `Unimplemented` for
+    /// [`DType::Resource`]; `InvalidArgument` when the shape overflows.
+    pub fn try_zeros(dtype: DType, shape: &[usize]) -> Result<Tensor> {
+        let n = checked_num_elements(shape)?;
+        Ok(Tensor { shape: shape.to_vec(), storage: Arc::new(Storage::try_zeros(dtype, n)?) })
     }
     /// A tensor of `shape` whose every element is element 0 of `value` (TensorFlow's `Fill`).
     /// Errors: `InvalidArgument` when `value` is empty or the shape overflows;
@@ -360,7 +382,7 @@ impl Tensor {
             DType::UInt64 => Storage::U64(v.iter().map(|&x| x as u64).collect()),
             DType::Half => Storage::F16(v.iter().map(|&x| f16::from_f64(x)).collect()),
             DType::BFloat16 => Storage::BF16(v.iter().map(|&x| bf16::from_f64(x)).collect()),
-            DType::Complex64 | DType::Complex128 | DType::String => {
+            DType::Complex64 | DType::Complex128 | DType::String | DType::Resource => {
                 return Err(Error::invalid_argument(format!("cannot build a {dtype} tensor from numbers")))
             }
         };

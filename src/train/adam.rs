@@ -1,5 +1,6 @@
 //! `tf.train.AdamOptimizer`: slots `<var>/Adam` (m) and `<var>/Adam_1` (v), non-slot
-//! variables `beta1_power` and `beta2_power`, op `ApplyAdam`.
+//! variables `beta1_power` and `beta2_power`, op `ApplyAdam` (`ResourceApplyAdam` for
+//! resource variables, whose slots and non-slot variables are resource variables too).
 
 use super::optimizer::{apply_with, hyper, non_slot_scalar, zeros_slot, Optimizer};
 use crate::error::Result;
@@ -47,10 +48,9 @@ impl Optimizer for AdamOptimizer {
         let Some((_, first)) = gv.first() else {
             return Err(crate::Error::invalid_argument("apply_gradients got no (gradient, variable) pairs"));
         };
-        let g = first.graph().clone();
         let dt = first.dtype();
-        let beta1_power = non_slot_scalar(&g, "beta1_power", self.beta1, dt)?;
-        let beta2_power = non_slot_scalar(&g, "beta2_power", self.beta2, dt)?;
+        let beta1_power = non_slot_scalar(first, "beta1_power", self.beta1, dt)?;
+        let beta2_power = non_slot_scalar(first, "beta2_power", self.beta2, dt)?;
         let mut slots = Vec::with_capacity(gv.len());
         for (_, v) in gv {
             slots.push((zeros_slot(v, "Adam")?, zeros_slot(v, "Adam_1")?));
@@ -71,7 +71,8 @@ impl Optimizer for AdamOptimizer {
             },
             |s, h, grad, var| {
                 let (m, v) = slot_of(var);
-                s.op("ApplyAdam", "ApplyAdam")
+                let op = if var.is_resource() { "ResourceApplyAdam" } else { "ApplyAdam" };
+                s.op(op, op)
                     .input(&var.reference())
                     .input(&m.reference())
                     .input(&v.reference())
@@ -88,10 +89,10 @@ impl Optimizer for AdamOptimizer {
                 let h1 = s.graph().tensor_by_name(&format!("{}/beta1:0", s.prefix()))?;
                 let h2 = s.graph().tensor_by_name(&format!("{}/beta2:0", s.prefix()))?;
                 let m1 = ops::mul(s, beta1_power.value(), &h1)?;
-                let a1 = beta1_power.assign(&s.named("Assign"), &m1)?;
+                let a1 = beta1_power.assign_op(s, &m1)?;
                 let m2 = ops::mul(s, beta2_power.value(), &h2)?;
-                let a2 = beta2_power.assign(&s.named("Assign"), &m2)?;
-                Ok(vec![a1.op(), a2.op()])
+                let a2 = beta2_power.assign_op(s, &m2)?;
+                Ok(vec![a1, a2])
             },
         )
     }

@@ -1,4 +1,5 @@
-//! `tf.train.GradientDescentOptimizer`: `var -= learning_rate * grad` with `ApplyGradientDescent`.
+//! `tf.train.GradientDescentOptimizer`: `var -= learning_rate * grad` with `ApplyGradientDescent`
+//! (`ResourceApplyGradientDescent` for resource variables).
 
 use super::optimizer::{apply_with, hyper, Optimizer};
 use crate::error::Result;
@@ -35,7 +36,8 @@ impl Optimizer for GradientDescentOptimizer {
             name,
             |s, dt| Ok(vec![hyper(s, "learning_rate", self.learning_rate, dt)?]),
             |s, h, grad, var| {
-                s.op("ApplyGradientDescent", "ApplyGradientDescent")
+                let op = if var.is_resource() { "ResourceApplyGradientDescent" } else { "ApplyGradientDescent" };
+                s.op(op, op)
                     .input(&var.reference())
                     .input(&h[0])
                     .input(grad)

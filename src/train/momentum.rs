@@ -1,4 +1,5 @@
-//! `tf.train.MomentumOptimizer`: slot `<var>/Momentum`, op `ApplyMomentum`.
+//! `tf.train.MomentumOptimizer`: slot `<var>/Momentum`, op `ApplyMomentum`
+//! (`ResourceApplyMomentum` for resource variables).
 
 use super::optimizer::{apply_with, hyper, zeros_slot, Optimizer};
 use crate::error::Result;
@@ -44,7 +45,8 @@ impl Optimizer for MomentumOptimizer {
                 Ok(vec![hyper(s, "learning_rate", self.learning_rate, dt)?, hyper(s, "momentum", self.momentum, dt)?])
             },
             |s, h, grad, var| {
-                s.op("ApplyMomentum", "ApplyMomentum")
+                let op = if var.is_resource() { "ResourceApplyMomentum" } else { "ApplyMomentum" };
+                s.op(op, op)
                     .input(&var.reference())
                     .input(&slot_of(var).reference())
                     .input(&h[0])

@@ -4,7 +4,7 @@
 use super::gradients;
 use crate::error::{Error, Result};
 use crate::graph::collections::TRAIN_OP;
-use crate::graph::{CollectionItem, Graph, Operation, Output, Scope, Variable, VariableOptions};
+use crate::graph::{CollectionItem, Operation, Output, Scope, Variable, VariableOptions};
 use crate::init::Initializer;
 use crate::ops;
 use crate::tensor::{DType, Tensor};
@@ -49,7 +49,10 @@ pub trait Optimizer {
         if vars.is_empty() {
             return Err(Error::invalid_argument("No variables to optimize: the graph has no trainable variables"));
         }
-        let xs: Vec<Output> = vars.iter().map(|v| v.value().clone()).collect();
+        // as TensorFlow: a resource variable's gradient is taken with respect to its handle,
+        // which sums the gradients of all its reads
+        let xs: Vec<Output> =
+            vars.iter().map(|v| if v.is_resource() { v.reference() } else { v.value().clone() }).collect();
         let grads = gradients(std::slice::from_ref(loss), &xs, None)?;
         let pairs: Vec<(Output, Variable)> =
             grads.into_iter().zip(vars.iter()).filter_map(|(g, v)| g.map(|g| (g, v.clone()))).collect();
@@ -66,22 +69,29 @@ pub trait Optimizer {
 
 /// A zero-initialized, non-trainable slot variable `<var>/<slot>` (TensorFlow's
 /// `slot_creator.create_zeros_slot`): ops `<var>/<slot>`, `.../Initializer/zeros`,
-/// `.../Assign`, `.../read`.
+/// `.../Assign`, `.../read`; a resource variable when `var` is one (as TensorFlow), with
+/// `.../IsInitialized/VarIsInitializedOp` and `.../Read/ReadVariableOp`.
 pub(crate) fn zeros_slot(var: &Variable, slot: &str) -> Result<Variable> {
     let g = var.graph().clone();
     let dims = var.shape();
     let dtype = var.dtype();
     g.scope().variable_with(
         &format!("{}/{slot}", var.name()),
-        VariableOptions { trainable: false, ..Default::default() },
+        VariableOptions { trainable: false, use_resource: var.is_resource(), ..Default::default() },
         |vs| Initializer::Zeros.build(&vs.name_scope("Initializer"), &dims, dtype),
     )
 }
 
-/// A non-trainable scalar variable `name` initialized to `value` (Adam's `beta1_power`).
-pub(crate) fn non_slot_scalar(g: &Graph, name: &str, value: f64, dtype: DType) -> Result<Variable> {
-    g.scope().variable_with(name, VariableOptions { trainable: false, ..Default::default() }, |vs| {
-        ops::constant(&vs.named("initial_value"), Tensor::from_f64(dtype, &[], &[value])?)
+/// A non-trainable scalar variable `name` initialized to `value` (Adam's `beta1_power`),
+/// a resource variable when `like` is one (TensorFlow's `_create_non_slot_variable`): its
+/// initial value is `name/initial_value`, or for a resource variable
+/// `name/Initializer/initial_value`.
+pub(crate) fn non_slot_scalar(like: &Variable, name: &str, value: f64, dtype: DType) -> Result<Variable> {
+    let resource = like.is_resource();
+    let opts = VariableOptions { trainable: false, use_resource: resource, ..Default::default() };
+    like.graph().scope().variable_with(name, opts, |vs| {
+        let s = if resource { vs.name_scope("Initializer") } else { vs.clone() };
+        ops::constant(&s.named("initial_value"), Tensor::from_f64(dtype, &[], &[value])?)
     })
 }
 
@@ -132,7 +142,13 @@ pub(crate) fn apply_with(
         Some(step) => {
             let done = ops::group(&scope.named("update"), &all)?;
             let one = ops::constant(&scope.named("value"), Tensor::from_f64(step.dtype(), &[], &[1.0])?)?;
-            ops::assign_add(&scope.with_control_dependencies(&[&done]).named(&exact), &step.reference(), &one)?.op()
+            let after = scope.with_control_dependencies(&[&done]).named(&exact);
+            if step.is_resource() {
+                // TensorFlow's train op is then the AssignAddVariableOp itself
+                ops::assign_add_variable_op(&after, &step.reference(), &one)?
+            } else {
+                ops::assign_add(&after, &step.reference(), &one)?.op()
+            }
         }
     };
     g.add_to_collection(TRAIN_OP, CollectionItem::Op(train.id()));

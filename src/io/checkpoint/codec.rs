@@ -125,7 +125,8 @@ pub(crate) fn decode_fixed(dtype: DType, bytes: &[u8]) -> Storage {
                 })
                 .collect(),
         ),
-        DType::String => Storage::Str(Vec::new()),
+        // not fixed-size (the reader rejects resource entries before decoding)
+        DType::String | DType::Resource => Storage::Str(Vec::new()),
     }
 }
 

@@ -235,7 +235,7 @@ pub(crate) fn read_fixed(file: &mut File, dtype: DType, n: usize, size: usize) -
             DType::BFloat16 => go!(BF16, half::bf16),
             DType::Complex64 => go!(C64, [f32; 2]),
             DType::Complex128 => go!(C128, [f64; 2]),
-            DType::Bool | DType::String => {}
+            DType::Bool | DType::String | DType::Resource => {}
         }
     }
     let mut bytes = vec![0u8; size];
@@ -356,7 +356,7 @@ fn fast_plan(reader: &CheckpointReader, entry: &BundleEntryProto) -> Option<Fast
     if !entry.slices.is_empty() || entry.shard_id < 0 || entry.shard_id >= reader.header().num_shards {
         return None;
     }
-    let dtype = DType::from_enum(entry.dtype).ok().filter(|d| *d != DType::Bool)?;
+    let dtype = DType::from_enum(entry.dtype).ok().filter(|d| *d != DType::Bool && d.has_storage())?;
     let width = dtype.size()?;
     let shape_proto = entry.shape.as_ref()?;
     if shape_proto.unknown_rank {

@@ -128,7 +128,7 @@ impl CheckpointReader {
             .iter()
             .filter(|(k, _)| !hidden.contains(*k))
             .filter_map(|(k, e)| {
-                let dtype = DType::from_enum(e.dtype).ok()?;
+                let dtype = DType::from_enum(e.dtype).ok().filter(|d| d.has_storage())?;
                 let shape = entry_shape(e).ok()?;
                 Some((String::from_utf8_lossy(k).into_owned(), dtype, shape))
             })
@@ -188,7 +188,7 @@ impl CheckpointReader {
     }
 
     fn dtype_of(&self, name: &str, entry: &BundleEntryProto) -> Result<DType> {
-        DType::from_enum(entry.dtype).map_err(|_| {
+        DType::from_enum(entry.dtype).ok().filter(|d| d.has_storage()).ok_or_else(|| {
             Error::unimplemented(format!(
                 "tensor {name:?} in checkpoint {} has DataType {}, which tensorgraph does not support",
                 self.prefix.display(),
@@ -323,7 +323,7 @@ impl CheckpointReader {
         if total < n as u128 {
             return Err(self.bad_entry(name, "the stored slices do not cover the whole tensor"));
         }
-        let mut full = Storage::zeros(dtype, n);
+        let mut full = Storage::try_zeros(dtype, n)?;
         let mut covered = vec![false; n];
         for (conc, part) in parts {
             let idx = slice_indices(&shape, &conc);

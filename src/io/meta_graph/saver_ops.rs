@@ -15,20 +15,25 @@ fn strings(v: &[&str]) -> Result<Tensor> {
 /// under a new `save` name scope (`save_1` when taken) and returns their `SaverDef`:
 /// `save/Const` (the filename, fed with the checkpoint prefix), `save/SaveV2`,
 /// `save/control_dependency`, `save/RestoreV2`, one `save/Assign*` per variable and
-/// `save/restore_all`. Errors: as the ops added.
+/// `save/restore_all`. As TensorFlow, a resource variable is saved from its snapshot
+/// (`v/Read/ReadVariableOp`) and restored by `save/Identity[_k]` and
+/// `save/AssignVariableOp[_k]` instead of `save/Assign[_k]`. Errors: as the ops added.
 pub fn add_saver_ops(graph: &Graph, vars: &[(String, Variable)]) -> Result<SaverDef> {
     let s = graph.scope().name_scope("save");
-    let model = ops::constant(&s.named("filename/input"), Tensor::strings(&[], vec![b"model".to_vec()])?)?;
-    let filename = ops::placeholder_with_default(&s.named("filename"), &model, Shape::scalar())?;
+    // helper ops go in their op's name scope (`save/filename/input`, then `save/filename`)
+    let (filename_op, filename_scope) = s.op_scope("filename");
+    let model = ops::constant(&filename_scope.named("input"), Tensor::strings(&[], vec![b"model".to_vec()])?)?;
+    let filename = ops::placeholder_with_default(&filename_op, &model, Shape::scalar())?;
     let prefix = ops::placeholder_with_default(&s.named("Const"), &filename, Shape::scalar())?;
     let names: Vec<&str> = vars.iter().map(|(n, _)| n.as_str()).collect();
     let empty = vec![""; names.len()];
     let dtypes = AttrValue::ListType(vars.iter().map(|(_, v)| v.dtype()).collect());
-    let save_names = ops::constant(&s.named("SaveV2/tensor_names"), strings(&names)?)?;
-    let save_slices = ops::constant(&s.named("SaveV2/shape_and_slices"), strings(&empty)?)?;
-    let mut save = s.op("SaveV2", "SaveV2").input(&prefix).input(&save_names).input(&save_slices);
+    let (save_op, save_scope) = s.op_scope("SaveV2");
+    let save_names = ops::constant(&save_scope.named("tensor_names"), strings(&names)?)?;
+    let save_slices = ops::constant(&save_scope.named("shape_and_slices"), strings(&empty)?)?;
+    let mut save = save_op.op("SaveV2", "SaveV2").input(&prefix).input(&save_names).input(&save_slices);
     for (_, v) in vars {
-        save = save.input(&v.reference());
+        save = save.input(&if v.is_resource() { v.value().clone() } else { v.reference() });
     }
     let save = save.attr("dtypes", dtypes.clone()).build()?;
     let class = |name: &str| AttrValue::ListString(vec![format!("loc:@{name}").into_bytes()]);
@@ -40,9 +45,10 @@ pub fn add_saver_ops(graph: &Graph, vars: &[(String, Variable)]) -> Result<Saver
         .attr("T", DType::String)
         .attr("_class", class(&prefix.op().name()))
         .build()?;
-    let restore_names = ops::constant(&s.named("RestoreV2/tensor_names"), strings(&names)?)?;
-    let restore_slices = ops::constant(&s.named("RestoreV2/shape_and_slices"), strings(&empty)?)?;
-    let restore = s
+    let (restore_op, restore_scope) = s.op_scope("RestoreV2");
+    let restore_names = ops::constant(&restore_scope.named("tensor_names"), strings(&names)?)?;
+    let restore_slices = ops::constant(&restore_scope.named("shape_and_slices"), strings(&empty)?)?;
+    let restore = restore_op
         .op("RestoreV2", "RestoreV2")
         .input(&prefix)
         .input(&restore_names)
@@ -51,6 +57,11 @@ pub fn add_saver_ops(graph: &Graph, vars: &[(String, Variable)]) -> Result<Saver
         .build()?;
     let mut assigns: Vec<Operation> = Vec::with_capacity(vars.len());
     for (i, (_, v)) in vars.iter().enumerate() {
+        if v.is_resource() {
+            let value = s.op("Identity", "Identity").input(&restore.output(i)?).attr("T", v.dtype()).build_output()?;
+            assigns.push(ops::assign_variable_op(&s, &v.reference(), &value)?);
+            continue;
+        }
         assigns.push(
             s.named("Assign")
                 .op("Assign", "Assign")

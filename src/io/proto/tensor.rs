@@ -157,7 +157,8 @@ fn storage_from_bytes(d: DType, b: &[u8]) -> Storage {
                 })
                 .collect(),
         ),
-        DType::String => Storage::Str(Vec::new()),
+        // not fixed-size: `to_tensor` never passes these here
+        DType::String | DType::Resource => Storage::Str(Vec::new()),
     }
 }
 
@@ -226,9 +227,11 @@ impl TensorProto {
     /// tensor's bytes; otherwise the typed field is read, a short list padded with its
     /// last value and an empty one read as zeros (TensorFlow's rule).
     /// Errors: `InvalidArgument` for a missing or partial shape, a content size mismatch
-    /// or too many values; `Unimplemented` for dtypes tensorgraph lacks.
+    /// or too many values; `Unimplemented` for dtypes tensorgraph lacks and for
+    /// `DT_RESOURCE` (resource handles are never tensors in tensorgraph).
     pub fn to_tensor(&self) -> Result<Tensor> {
         let dtype = dtype_from_proto(self.dtype)?;
+        dtype.check_storage("TensorProto")?;
         if self.dtype > super::types::DT_REF_OFFSET {
             return Err(Error::invalid_argument(format!(
                 "a TensorProto cannot have the reference dtype {}",
@@ -279,6 +282,7 @@ impl TensorProto {
                 Storage::C128(fill(&pairs(&self.dcomplex_val, "dcomplex_val")?, n, [0.0; 2], "dcomplex_val")?)
             }
             DType::String => Storage::Str(fill(&self.string_val, n, Vec::new(), "string_val")?),
+            DType::Resource => return Err(Error::internal("resource TensorProto passed the storage check")),
         };
         Tensor::from_storage(&dims, storage)
     }

@@ -61,9 +61,10 @@ pub fn data_type_name(v: i32) -> String {
 }
 
 /// The tensorgraph dtype of a `DataType` number; a reference type (`DT_FLOAT_REF`) maps to
-/// its base type. Errors: `Unimplemented` naming the type for ones tensorgraph lacks
-/// (`DT_RESOURCE`, `DT_VARIANT`, quantized and 8/4-bit float types), `InvalidArgument`
-/// for `DT_INVALID` and numbers TensorFlow does not define.
+/// its base type; `DT_RESOURCE` is [`DType::Resource`] (a graph-level dtype: valid in attrs
+/// and op signatures, never as tensor contents). Errors: `Unimplemented` naming the type for
+/// ones tensorgraph lacks (`DT_VARIANT`, quantized and 8/4-bit float types),
+/// `InvalidArgument` for `DT_INVALID` and numbers TensorFlow does not define.
 pub fn dtype_from_proto(v: i32) -> Result<DType> {
     if let Ok(d) = DType::from_enum(v) {
         if v > 0 {
@@ -167,9 +168,11 @@ mod tests {
         assert_eq!(data_type_name(20), "DT_RESOURCE");
         assert_eq!(data_type_name(99), "DataType(99)");
         assert_eq!(dtype_from_proto(101).unwrap(), DType::Float);
-        assert_eq!(dtype_from_proto(20).unwrap_err().code, crate::Code::Unimplemented);
+        assert_eq!(dtype_from_proto(20).unwrap(), DType::Resource);
+        assert_eq!(dtype_to_proto(DType::Resource), DT_RESOURCE);
+        assert_eq!(dtype_from_proto(21).unwrap_err().code, crate::Code::Unimplemented);
         assert_eq!(dtype_from_proto(0).unwrap_err().code, crate::Code::InvalidArgument);
-        for d in DType::ALL {
+        for d in DType::ALL_WITH_GRAPH_ONLY {
             assert_eq!(dtype_from_proto(dtype_to_proto(d)).unwrap(), d);
         }
     }

@@ -31,7 +31,8 @@ use std::path::{Path, PathBuf};
 /// and dtype.
 ///
 /// Each matched variable `v` gets, as in TensorFlow, a new initial value
-/// `checkpoint_initializer[_k]` and a new initializer `Assign[_k]` at the root of the graph;
+/// `checkpoint_initializer[_k]` and a new initializer `Assign[_k]` (for a resource variable
+/// `AssignVariableOp[_k]`) at the root of the graph;
 /// its records in every collection and in the variable store are updated, so
 /// [`crate::Graph::global_variables`] and initializers built afterwards use them. Unlike
 /// TensorFlow's `RestoreV2`, the initial value is a `Const` holding the value read now, so
@@ -142,9 +143,9 @@ pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
     let mut done = Vec::with_capacity(pairs.len());
     for ((v, t), value) in pairs.into_iter().zip(values) {
         let initial = crate::ops::constant(&root.named("checkpoint_initializer"), value)?;
-        let assign = crate::ops::state::assign(&root.named("Assign"), &v.reference(), &initial)?;
+        let assign = v.assign_op(&root, &initial)?;
         let old = v.record();
-        let new = VariableRecord { initializer: assign.op().id(), initial_value: initial.key(), ..old.clone() };
+        let new = VariableRecord { initializer: assign.id(), initial_value: initial.key(), ..old.clone() };
         replace_record(graph, &old, &new);
         done.push((v.name(), t));
     }

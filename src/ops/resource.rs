@@ -1,0 +1,376 @@
+//! Resource-variable ops (TensorFlow's `ResourceVariable`, what TF2 writes by default):
+//! `VarHandleOp`, `ReadVariableOp`, `AssignVariableOp`, `AssignAddVariableOp`,
+//! `AssignSubVariableOp`, `VarIsInitializedOp`, and the optimizer updates
+//! `ResourceApplyGradientDescent`, `ResourceApplyMomentum`, `ResourceApplyAdam`.
+//!
+//! A `VarHandleOp`'s output has dtype [`DType::Resource`], but no handle tensor ever exists
+//! at run time: as for `VariableV2`, the session keeps one buffer per variable op and hands
+//! it to the kernels that take the handle (their [`OpDef::ref_inputs`]). The optimizer
+//! updates share their shape checks and kernels with the reference forms in
+//! [`super::training`].
+
+use super::training::{self, Access};
+use super::{GradCtx, InferCtx, KernelCtx, OpDef};
+use crate::error::{Error, Result};
+use crate::graph::{Operation, Output, Scope};
+use crate::tensor::{fmt_dims, DType, Shape, Tensor};
+
+pub(super) static DEFS: &[&dyn OpDef] = &[
+    &VarHandleOp,
+    &ReadVariableOp,
+    &AssignVariableOp,
+    &AssignAddVariableOp,
+    &AssignSubVariableOp,
+    &VarIsInitializedOp,
+    &ResourceApplyGradientDescent,
+    &ResourceApplyMomentum,
+    &ResourceApplyAdam,
+];
+
+/// The `FailedPrecondition` for reading resource variable `name` before it is initialized
+/// (TensorFlow's "Error while reading resource variable ..."), with what to do.
+pub fn uninitialized_resource(name: &str) -> Error {
+    Error::failed_precondition(format!(
+        "Read of uninitialized variable {name}: Error while reading resource variable {name} from Container: localhost. This could mean that the variable was uninitialized. Run the initializer first (the op returned by global_variables_initializer, or {name}/Assign), or restore it from a checkpoint."
+    ))
+}
+
+/// The variable dtype and declared shape behind resource input `i` (the `dtype` and `shape`
+/// attrs of the `VarHandleOp` it comes from); `None` when the handle comes from another op.
+/// Errors: `InvalidArgument` when input `i` is not a resource handle.
+pub(super) fn handle_info(ctx: &InferCtx, i: usize) -> Result<Option<(DType, Shape)>> {
+    if ctx.dtype(i) != DType::Resource {
+        return Err(Error::invalid_argument(format!(
+            "input {i} must be a resource handle (a VarHandleOp output), got a {} tensor",
+            ctx.dtype(i)
+        )));
+    }
+    let (src, _) = ctx.node.inputs[i];
+    let n = ctx.graph.node(src);
+    if n.op_type != "VarHandleOp" {
+        return Ok(None);
+    }
+    Ok(Some((n.attr_type("dtype")?, n.attr_shape("shape")?.clone())))
+}
+
+/// Checks a value of `value` (dtype, shape) against the variable behind handle input 0,
+/// and against the op's `dtype` attr (TensorFlow's shape function merges the shapes).
+fn check_value(ctx: &InferCtx, what: &str, value: usize) -> Result<()> {
+    let dtype = ctx.node.attr_type("dtype")?;
+    if ctx.dtype(value) != dtype {
+        return Err(Error::invalid_argument(format!(
+            "{what}: the value has dtype {} but the op's dtype attr is {dtype}",
+            ctx.dtype(value)
+        )));
+    }
+    if let Some((var_dtype, shape)) = handle_info(ctx, 0)? {
+        if var_dtype != dtype {
+            return Err(Error::invalid_argument(format!(
+                "{what}: variable has dtype {var_dtype}, the op's dtype attr is {dtype}"
+            )));
+        }
+        if !shape.compatible(ctx.shape(value)) {
+            return Err(Error::invalid_argument(format!(
+                "{what}: Shapes must be compatible: the variable has shape {shape}, the value {}",
+                ctx.shape(value)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `VarHandleOp`: a resource variable (attrs `dtype`, `shape`, `container`, `shared_name`,
+/// `debug_name`, `allowed_devices`). Its output is the handle (dtype `resource`, shape `[]`);
+/// the value lives in the session, keyed by this op, like a `VariableV2`'s.
+pub struct VarHandleOp;
+impl OpDef for VarHandleOp {
+    fn op_type(&self) -> &'static str {
+        "VarHandleOp"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        let dtype = ctx.node.attr_type("dtype")?;
+        dtype.check_storage("the value of a resource variable")?;
+        ctx.node.attr_shape("shape")?;
+        Ok(vec![(DType::Resource, Shape::scalar())])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        Err(Error::internal(format!("VarHandleOp '{}' is resolved by the executor, not run", ctx.node.name)))
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// `ReadVariableOp(resource)`: the variable's current value (attr `dtype`); its shape is
+/// the `VarHandleOp`'s declared `shape`. Gradient: the incoming gradient, passed to the
+/// handle (so `tf.gradients` with respect to a resource variable sums over all its reads).
+pub struct ReadVariableOp;
+impl OpDef for ReadVariableOp {
+    fn op_type(&self) -> &'static str {
+        "ReadVariableOp"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        let dtype = ctx.node.attr_type("dtype")?;
+        match handle_info(ctx, 0)? {
+            Some((var_dtype, _)) if var_dtype != dtype => {
+                Err(Error::invalid_argument(format!("reading a {var_dtype} variable with dtype attr {dtype}")))
+            }
+            Some((_, shape)) => Ok(vec![(dtype, shape)]),
+            None => Ok(vec![(dtype, Shape::unknown())]),
+        }
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let (slot, name) = ctx.var(0)?;
+        let value =
+            slot.read().unwrap_or_else(|e| e.into_inner()).clone().ok_or_else(|| uninitialized_resource(name))?;
+        let want = ctx.node.attr_type("dtype")?;
+        if value.dtype() != want {
+            return Err(Error::invalid_argument(format!(
+                "Trying to read variable {name} with wrong dtype. Expected {want} got {}",
+                value.dtype()
+            )));
+        }
+        Ok(vec![value])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        Ok(vec![Some(ctx.grad(0)?)])
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// `AssignVariableOp(resource, value)`: stores `value` in the variable (attrs `dtype`,
+/// `validate_shape`, default false: when true and the variable holds a value, the new value
+/// must have its shape). No outputs.
+pub struct AssignVariableOp;
+impl OpDef for AssignVariableOp {
+    fn op_type(&self) -> &'static str {
+        "AssignVariableOp"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        check_value(ctx, "AssignVariableOp", 1)?;
+        Ok(vec![])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let (slot, name) = ctx.var(0)?;
+        let value = ctx.input(1).clone();
+        let dtype = ctx.node.attr_type("dtype")?;
+        if value.dtype() != dtype {
+            return Err(Error::invalid_argument(format!(
+                "Trying to assign variable {name} with wrong dtype. Expected {dtype} got {}",
+                value.dtype()
+            )));
+        }
+        let validate = ctx.node.attr_bool_or("validate_shape", false)?;
+        let mut guard = slot.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = guard.as_ref().filter(|_| validate) {
+            if old.shape() != value.shape() {
+                return Err(Error::invalid_argument(format!(
+                    "Trying to assign to variable {name} with tensor with wrong shape. Expected {} got {}",
+                    fmt_dims(old.shape()),
+                    fmt_dims(value.shape())
+                )));
+            }
+        }
+        *guard = Some(value);
+        Ok(vec![])
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+macro_rules! assign_update_variable {
+    ($name:ident, $ty:expr, $subtract:expr, $doc:expr) => {
+        #[doc = $doc]
+        pub struct $name;
+        impl OpDef for $name {
+            fn op_type(&self) -> &'static str {
+                $ty
+            }
+            fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+                ctx.expect_inputs(2)?;
+                check_value(ctx, $ty, 1)?;
+                Ok(vec![])
+            }
+            fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+                super::state::add_to_variable(ctx, $subtract, uninitialized_resource)?;
+                Ok(vec![])
+            }
+            fn ref_inputs(&self) -> &'static [usize] {
+                &[0]
+            }
+            fn is_stateful(&self) -> bool {
+                true
+            }
+        }
+    };
+}
+assign_update_variable!(
+    AssignAddVariableOp,
+    "AssignAddVariableOp",
+    false,
+    "`AssignAddVariableOp(resource, value)`: adds `value` to the variable (attr `dtype`). No outputs."
+);
+assign_update_variable!(
+    AssignSubVariableOp,
+    "AssignSubVariableOp",
+    true,
+    "`AssignSubVariableOp(resource, value)`: subtracts `value` from the variable (attr `dtype`). No outputs."
+);
+
+/// `VarIsInitializedOp(resource)`: a bool scalar, true once the variable holds a value.
+pub struct VarIsInitializedOp;
+impl OpDef for VarIsInitializedOp {
+    fn op_type(&self) -> &'static str {
+        "VarIsInitializedOp"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        handle_info(ctx, 0)?;
+        Ok(vec![(DType::Bool, Shape::scalar())])
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let (slot, _) = ctx.var(0)?;
+        let init = slot.read().unwrap_or_else(|e| e.into_inner()).is_some();
+        Ok(vec![Tensor::scalar(init)])
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// `ResourceApplyGradientDescent(var, alpha, delta)`: `var -= alpha * delta` (attrs `T`,
+/// `use_locking`). No outputs. Kernel shared with `ApplyGradientDescent`.
+pub struct ResourceApplyGradientDescent;
+impl OpDef for ResourceApplyGradientDescent {
+    fn op_type(&self) -> &'static str {
+        "ResourceApplyGradientDescent"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        training::infer_gradient_descent(ctx, Access::Resource)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        training::apply_gradient_descent(ctx)?;
+        Ok(vec![])
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// `ResourceApplyMomentum(var, accum, lr, grad, momentum)` (attrs `T`, `use_locking`,
+/// `use_nesterov`). No outputs. Kernel shared with `ApplyMomentum`.
+pub struct ResourceApplyMomentum;
+impl OpDef for ResourceApplyMomentum {
+    fn op_type(&self) -> &'static str {
+        "ResourceApplyMomentum"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        training::infer_momentum(ctx, Access::Resource)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        training::apply_momentum(ctx)?;
+        Ok(vec![])
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0, 1]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// `ResourceApplyAdam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)`
+/// (attrs `T`, `use_locking`, `use_nesterov`). No outputs. Kernel shared with `ApplyAdam`.
+pub struct ResourceApplyAdam;
+impl OpDef for ResourceApplyAdam {
+    fn op_type(&self) -> &'static str {
+        "ResourceApplyAdam"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        training::infer_adam(ctx, Access::Resource)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        training::apply_adam(ctx)?;
+        Ok(vec![])
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0, 1, 2]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// The variable dtype behind `handle` (its `VarHandleOp`'s `dtype` attr).
+/// Errors: `InvalidArgument` when `handle` is not a `VarHandleOp` output.
+pub fn handle_dtype(handle: &Output) -> Result<DType> {
+    let node = handle.op().node();
+    if node.op_type != "VarHandleOp" {
+        return Err(Error::invalid_argument(format!(
+            "{} is not a resource variable handle (a VarHandleOp output); it comes from a {} op",
+            handle.name(),
+            node.op_type
+        )));
+    }
+    node.attr_type("dtype")
+}
+
+/// `read_variable_op(handle)`: a `ReadVariableOp` (default name `ReadVariableOp`) reading
+/// the current value of the variable behind `handle`.
+pub fn read_variable_op(s: &Scope, handle: &Output) -> Result<Output> {
+    s.op("ReadVariableOp", "ReadVariableOp").input(handle).attr("dtype", handle_dtype(handle)?).build_output()
+}
+
+/// `assign_variable_op(handle, value)`: an `AssignVariableOp` (default name
+/// `AssignVariableOp`, `validate_shape` false, as TensorFlow builds it).
+pub fn assign_variable_op(s: &Scope, handle: &Output, value: &Output) -> Result<Operation> {
+    s.op("AssignVariableOp", "AssignVariableOp")
+        .input(handle)
+        .input(value)
+        .attr("_has_manual_control_dependencies", true)
+        .attr("dtype", handle_dtype(handle)?)
+        .attr("validate_shape", false)
+        .build()
+}
+
+/// `assign_add_variable_op(handle, delta)`: an `AssignAddVariableOp` (default name `AssignAddVariableOp`).
+pub fn assign_add_variable_op(s: &Scope, handle: &Output, delta: &Output) -> Result<Operation> {
+    s.op("AssignAddVariableOp", "AssignAddVariableOp")
+        .input(handle)
+        .input(delta)
+        .attr("_has_manual_control_dependencies", true)
+        .attr("dtype", handle_dtype(handle)?)
+        .build()
+}
+
+/// `assign_sub_variable_op(handle, delta)`: an `AssignSubVariableOp` (default name `AssignSubVariableOp`).
+pub fn assign_sub_variable_op(s: &Scope, handle: &Output, delta: &Output) -> Result<Operation> {
+    s.op("AssignSubVariableOp", "AssignSubVariableOp")
+        .input(handle)
+        .input(delta)
+        .attr("_has_manual_control_dependencies", true)
+        .attr("dtype", handle_dtype(handle)?)
+        .build()
+}
+
+/// `var_is_initialized_op(handle)`: a `VarIsInitializedOp` (default name `VarIsInitializedOp`).
+pub fn var_is_initialized_op(s: &Scope, handle: &Output) -> Result<Output> {
+    s.op("VarIsInitializedOp", "VarIsInitializedOp").input(handle).build_output()
+}
