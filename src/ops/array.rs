@@ -123,6 +123,7 @@ impl OpDef for Identity {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(1)?;
+        ctx.check_type_attr("T", 0)?;
         one(ctx.dtype(0), ctx.shape(0).clone())
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {

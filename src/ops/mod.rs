@@ -69,7 +69,8 @@ impl InferCtx<'_> {
     pub fn shape(&self, i: usize) -> &Shape {
         &self.inputs[i].1
     }
-    /// Errors unless all inputs have the same dtype; returns it.
+    /// Errors unless all inputs have the same dtype, and it equals the node's `T` attr
+    /// when that is set (as in an imported `GraphDef`); returns it.
     pub fn same_dtypes(&self) -> Result<DType> {
         let t = self.dtype(0);
         for (i, (d, _)) in self.inputs.iter().enumerate().skip(1) {
@@ -79,7 +80,24 @@ impl InferCtx<'_> {
                 )));
             }
         }
+        self.check_type_attr("T", 0)?;
         Ok(t)
+    }
+
+    /// Errors when the type attr `attr` is set and differs from input `i`'s dtype
+    /// (TensorFlow: "Input 0 of node a was passed int32 from x:0 incompatible with expected float").
+    pub fn check_type_attr(&self, attr: &str, i: usize) -> Result<()> {
+        if let (Some(crate::graph::AttrValue::Type(want)), Some((got, _))) =
+            (self.node.attrs.get(attr), self.inputs.get(i))
+        {
+            if want != got {
+                return Err(Error::invalid_argument(format!(
+                    "Input {i} of node {} was passed {got} incompatible with expected {want} (attr {attr})",
+                    self.node.name
+                )));
+            }
+        }
+        Ok(())
     }
     /// Errors unless input `i`'s dtype is one of `allowed`.
     pub fn check_dtype(&self, i: usize, allowed: &[DType]) -> Result<DType> {

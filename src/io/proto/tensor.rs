@@ -257,6 +257,9 @@ impl TensorProto {
             }
             return Tensor::from_storage(&dims, storage_from_bytes(dtype, &self.tensor_content));
         }
+        // a short value list is expanded to the whole shape: check that memory first
+        crate::tensor::check_alloc(dtype, n)
+            .map_err(|e| e.context(format!("TensorProto of shape {}", fmt_dims(&dims))))?;
         let storage = match dtype {
             DType::Float => Storage::F32(fill(&self.float_val, n, 0.0, "float_val")?),
             DType::Double => Storage::F64(fill(&self.double_val, n, 0.0, "double_val")?),
