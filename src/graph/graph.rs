@@ -3,7 +3,8 @@
 use super::naming::NameTable;
 use super::{Node, Operation, Output, Scope, VariableRecord};
 use crate::error::{Error, Result};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 /// An item of a graph collection (`tf.add_to_collection`).

@@ -1,7 +1,7 @@
 //! Unique op names exactly as TensorFlow's `Graph.unique_name`: `add`, `add_1`, ...;
 //! names are compared case-insensitively, and a uniquified name is itself marked used.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The names in use in one graph, with the next suffix for each.
 #[derive(Debug, Default, Clone)]

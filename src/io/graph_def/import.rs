@@ -6,8 +6,9 @@ use crate::graph::{AttrValue as GraphAttr, Graph, Node, Operation, Output};
 use crate::io::proto::GraphDef;
 use crate::ops::{self, InferCtx};
 use crate::tensor::{DType, Shape};
+use rustc_hash::FxHashMap as HashMap;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// What [`import_graph_def`] does: the name prefix, which GraphDef tensors to replace by
 /// tensors of the target graph, and which ops and tensors to return.
@@ -155,7 +156,7 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
     check_versions(graph_def)?;
     let nodes = &graph_def.node;
     // index and validate
-    let mut index: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity_and_hasher(nodes.len(), Default::default());
     for (i, n) in nodes.iter().enumerate() {
         if n.name.is_empty() {
             return Err(Error::invalid_argument(format!("Node {i} of the GraphDef (op '{}') has no name", n.op)));
@@ -187,7 +188,7 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
         }
     }
     let mut parsed: Vec<Vec<Input>> = Vec::with_capacity(nodes.len());
-    let mut used_keys: HashMap<String, bool> = HashMap::new();
+    let mut used_keys: HashMap<String, bool> = HashMap::default();
     for n in nodes {
         let mut ins = Vec::with_capacity(n.input.len());
         let mut seen_control = false;
@@ -281,7 +282,7 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
                 }
             }
         }
-        let mut ids: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
+        let mut ids: HashMap<&str, usize> = HashMap::with_capacity_and_hasher(nodes.len(), Default::default());
         for &i in &order {
             let n = &nodes[i];
             let name = full(&n.name);
