@@ -7,12 +7,15 @@ use rustc_hash::FxHashMap as HashMap;
 #[derive(Debug, Default, Clone)]
 pub struct NameTable {
     in_use: HashMap<String, usize>,
+    /// Bumped by every change, so a copy can tell whether the original changed since.
+    version: u64,
 }
 
 impl NameTable {
     /// Returns `name` made unique (`name`, `name_1`, `name_2`, ...) and marks it used.
     /// `name` is the full name, including any scope prefix.
     pub fn unique(&mut self, name: &str) -> String {
+        self.version += 1;
         let key = name.to_lowercase();
         let mut i = self.in_use.get(&key).copied().unwrap_or(0);
         self.in_use.insert(key.clone(), i + 1);
@@ -30,6 +33,7 @@ impl NameTable {
 
     /// Marks an exact name used (an op created with an explicit full name, or imported).
     pub fn mark_used(&mut self, name: &str) {
+        self.version += 1;
         let key = name.to_lowercase();
         let e = self.in_use.entry(key).or_insert(0);
         *e = (*e).max(1);
@@ -40,6 +44,16 @@ impl NameTable {
             let e = self.in_use.entry(prefix.to_lowercase()).or_insert(0);
             *e = (*e).max(1);
         }
+    }
+
+    /// Makes room for `n` more names.
+    pub fn reserve(&mut self, n: usize) {
+        self.in_use.reserve(n);
+    }
+
+    /// A number that changes whenever the table does.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// True when `name` is in use.

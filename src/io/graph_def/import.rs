@@ -267,7 +267,13 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
     let full = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
 
     for _attempt in 0..8 {
-        let (scratch, base) = graph.scratch_copy();
+        let (scratch, base, names_version) = graph.scratch_copy();
+        {
+            let mut s = scratch.write();
+            s.nodes.reserve(nodes.len());
+            s.by_name.reserve(nodes.len());
+            s.names.reserve(nodes.len());
+        }
         {
             let g = scratch.read();
             for n in nodes {
@@ -358,7 +364,7 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
         for r in &options.return_elements {
             return_elements.push(return_element(&scratch, r, &ids, &input_map)?);
         }
-        if !graph.commit_scratch(&scratch, base) {
+        if !graph.commit_scratch(&scratch, base, names_version) {
             continue;
         }
         // the handles were made on the scratch copy; ids are the same in `graph`
