@@ -7,7 +7,7 @@
 //! machines (and for string tensors) the portable encoder and decoder in `codec` are used.
 
 use super::codec::{decode_fixed, encode_storage};
-use super::fsutil::io_error;
+use super::fsutil::{create_temp, io_error};
 use super::proto::BundleEntryProto;
 use super::wire::{mask_crc, unmask_crc};
 use super::{data_path, CheckpointReader};
@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::tensor::{checked_num_elements, DType, Storage, Tensor};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -126,29 +126,13 @@ pub(crate) struct DataFile {
 impl DataFile {
     /// Creates the temporary file next to `target`.
     pub(crate) fn create(target: &Path) -> Result<DataFile> {
-        let name = target
-            .file_name()
-            .ok_or_else(|| Error::invalid_argument(format!("{} does not name a file", target.display())))?;
-        let mut last_err = None;
-        for _ in 0..16 {
-            let mut temp_name = name.to_os_string();
-            temp_name.push(format!(".tempstate{:016x}", rand::random::<u64>()));
-            let temp = target.with_file_name(temp_name);
-            match OpenOptions::new().write(true).create_new(true).open(&temp) {
-                Ok(f) => {
-                    return Ok(DataFile {
-                        temp,
-                        target: target.to_path_buf(),
-                        out: Some(BufWriter::with_capacity(WRITE_BUFFER, f)),
-                        len: 0,
-                    })
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_err = Some(e),
-                Err(e) => return Err(io_error(e, "cannot create a temporary file for", target)),
-            }
-        }
-        let e = last_err.unwrap_or_else(|| std::io::Error::other("no free temporary name"));
-        Err(io_error(e, "cannot create a temporary file for", target))
+        let (temp, f) = create_temp(target)?;
+        Ok(DataFile {
+            temp,
+            target: target.to_path_buf(),
+            out: Some(BufWriter::with_capacity(WRITE_BUFFER, f)),
+            len: 0,
+        })
     }
 
     /// Bytes written so far (the offset of the next tensor).

@@ -18,24 +18,32 @@ pub(crate) struct AtomicFile {
     out: Option<BufWriter<File>>,
 }
 
+/// Creates a new file `<target>.tempstate<random>` next to `target` (TensorFlow's temporary
+/// naming), returning its path and handle. Errors: the file system's, naming `target`.
+pub(crate) fn create_temp(target: &Path) -> Result<(PathBuf, File)> {
+    let name = target
+        .file_name()
+        .ok_or_else(|| Error::invalid_argument(format!("{} does not name a file", target.display())))?;
+    let mut last_err = None;
+    for _ in 0..16 {
+        let mut temp_name = name.to_os_string();
+        temp_name.push(format!(".tempstate{:016x}", rand::random::<u64>()));
+        let temp = target.with_file_name(temp_name);
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(f) => return Ok((temp, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_err = Some(e),
+            Err(e) => return Err(io_error(e, "cannot create a temporary file for", target)),
+        }
+    }
+    let e = last_err.unwrap_or_else(|| std::io::Error::other("no free temporary name"));
+    Err(io_error(e, "cannot create a temporary file for", target))
+}
+
 impl AtomicFile {
     /// Creates the temporary file next to `target`.
     pub(crate) fn create(target: &Path) -> Result<AtomicFile> {
-        let name = target
-            .file_name()
-            .ok_or_else(|| Error::invalid_argument(format!("{} does not name a file", target.display())))?;
-        let mut last_err = None;
-        for _ in 0..16 {
-            let mut temp_name = name.to_os_string();
-            temp_name.push(format!(".tempstate{:016x}", rand::random::<u64>()));
-            let temp = target.with_file_name(temp_name);
-            match OpenOptions::new().write(true).create_new(true).open(&temp) {
-                Ok(f) => return Ok(AtomicFile { temp, target: target.to_path_buf(), out: Some(BufWriter::new(f)) }),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_err = Some(e),
-                Err(e) => return Err(io_error(e, "cannot create a temporary file for", target)),
-            }
-        }
-        Err(io_error(last_err.expect("16 attempts"), "cannot create a temporary file for", target))
+        let (temp, f) = create_temp(target)?;
+        Ok(AtomicFile { temp, target: target.to_path_buf(), out: Some(BufWriter::new(f)) })
     }
 
     /// Appends bytes.
