@@ -39,10 +39,9 @@ pub fn read_graph_def(path: impl AsRef<Path>) -> Result<GraphDef> {
     GraphDef::from_bytes(&bytes).map_err(|e| e.context(path.display()))
 }
 
-/// Writes `graph_def` as a binary file (`tf.io.write_graph(..., as_text=False)`).
+/// Writes `graph_def` as a binary file (`tf.io.write_graph(..., as_text=False)`),
+/// atomically: a temporary file renamed into place.
 /// Errors: the file system's, with the path.
 pub fn write_graph_def(graph_def: &GraphDef, path: impl AsRef<Path>) -> Result<()> {
-    let path = path.as_ref();
-    std::fs::write(path, graph_def.to_bytes())
-        .map_err(|e| Error::from(e).context(format!("writing {}", path.display())))
+    crate::io::checkpoint::fsutil::write_atomically(path.as_ref(), &graph_def.to_bytes())
 }
