@@ -35,3 +35,18 @@ fn a_type_attr_that_contradicts_the_input_is_refused() {
     .unwrap_err();
     assert!(e.message.contains("was passed int32 incompatible with expected float32"), "{e}");
 }
+
+#[test]
+fn a_wrong_kind_of_file_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/tf-2.21");
+    let root = std::env::var_os("TENSORGRAPH_FIXTURES").map(std::path::PathBuf::from).unwrap_or(root);
+    let meta = dir.path().join("model.pb");
+    std::fs::copy(root.join("seed004/model.ckpt.meta"), &meta).unwrap();
+    let e = tensorgraph::io::graph_def::read_graph_def_any(&meta).unwrap_err();
+    assert!(e.message.contains("is a MetaGraphDef (.meta): import it with Graph::import_meta_graph"), "{e}");
+    let text = dir.path().join("graph.pb");
+    std::fs::write(&text, "node { name: \"a\" op: \"NoOp\" }\n").unwrap();
+    let e = tensorgraph::io::graph_def::read_graph_def(&text).unwrap_err();
+    assert!(e.message.contains("looks like text"), "{e}");
+}

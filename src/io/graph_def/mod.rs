@@ -36,7 +36,24 @@ use std::path::Path;
 pub fn read_graph_def(path: impl AsRef<Path>) -> Result<GraphDef> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
-    GraphDef::from_bytes(&bytes).map_err(|e| e.context(path.display()))
+    decode_binary(&bytes).map_err(|e| e.context(path.display()))
+}
+
+/// Decodes a binary `GraphDef`; when that fails, the error says what the bytes look like
+/// instead (text for `read_graph_def_text`, a `.meta` for `Graph::import_meta_graph`).
+pub(crate) fn decode_binary(bytes: &[u8]) -> Result<GraphDef> {
+    GraphDef::from_bytes(bytes).map_err(|e| {
+        let text =
+            !bytes.is_empty() && bytes.iter().take(512).all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace());
+        let hint = if text {
+            "the file looks like text: read a .pbtxt with read_graph_def_text or read_graph_def_any"
+        } else if crate::io::proto::MetaGraphDef::from_bytes(bytes).is_ok_and(|m| m.graph_def.is_some()) {
+            "the file is a MetaGraphDef (.meta): import it with Graph::import_meta_graph"
+        } else {
+            "the file is not a binary GraphDef (a frozen .pb)"
+        };
+        e.context(hint)
+    })
 }
 
 /// Writes `graph_def` as a binary file (`tf.io.write_graph(..., as_text=False)`),

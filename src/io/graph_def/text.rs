@@ -38,11 +38,11 @@ pub fn read_graph_def_any(path: impl AsRef<Path>) -> Result<GraphDef> {
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     let result = match ext.as_deref() {
         Some("pbtxt" | "pbtext" | "txt") => parse_text(&bytes),
-        Some("pb" | "graphdef") => GraphDef::from_bytes(&bytes),
+        Some("pb" | "graphdef") => super::decode_binary(&bytes),
         _ if looks_like_text(&bytes) => {
             parse_text(&bytes).or_else(|text_err| GraphDef::from_bytes(&bytes).map_err(|_| text_err))
         }
-        _ => GraphDef::from_bytes(&bytes),
+        _ => super::decode_binary(&bytes),
     };
     result.map_err(|e| e.context(path.display()))
 }
