@@ -330,3 +330,11 @@ fn help_documents_the_exit_status() {
     let o = ok(&[&"inspect", &"--help"]);
     assert!(o.stdout.contains("--values") && o.stdout.contains("--json"), "{}", o.stdout);
 }
+
+#[test]
+fn diff_of_a_model_file_says_diff_takes_checkpoints() {
+    let pb = fixtures().join("seed004/frozen.pb");
+    let dir = fixtures().join("seed004");
+    let err = fails(&[&"diff", &pb, &dir]);
+    assert!(err.contains("is a model file; diff compares checkpoints"), "{err}");
+}

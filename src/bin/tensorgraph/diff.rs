@@ -116,6 +116,15 @@ fn fmt_diff(d: f64) -> String {
 /// Runs `tensorgraph diff`. Exit status stays 0 whether or not the checkpoints differ.
 /// Errors: a message for stderr (a missing or damaged checkpoint, an unreadable tensor).
 pub fn run(args: &DiffArgs) -> Result<(), String> {
+    for (which, p) in [("A", &args.a), ("B", &args.b)] {
+        if crate::model_info::model_kind(p).is_some() {
+            return Err(format!(
+                "{which}: {} is a model file; diff compares checkpoints (give their prefixes or directories). `tensorgraph inspect {}` summarizes a model.",
+                p.display(),
+                p.display()
+            ));
+        }
+    }
     let a = open_checkpoint(&args.a).map_err(|e| format!("A: {e}"))?;
     let b = open_checkpoint(&args.b).map_err(|e| format!("B: {e}"))?;
     let la: BTreeMap<String, (DType, Vec<usize>)> = a.reader.list().into_iter().map(|(n, d, s)| (n, (d, s))).collect();

@@ -317,6 +317,9 @@ pub fn listing_lines(entries: &[(String, DType, Vec<usize>)]) -> Vec<String> {
 /// unreadable tensor).
 pub fn run(args: &InspectArgs) -> Result<(), String> {
     if args.ckpt.is_file() && crate::model_info::model_kind(&args.ckpt).is_some() {
+        if args.values {
+            eprintln!("note: --values applies to checkpoints; a model file is summarized without values");
+        }
         return crate::model_info::inspect(&args.ckpt, args.json);
     }
     let opened = open_checkpoint(&args.ckpt)?;
