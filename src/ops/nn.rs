@@ -266,14 +266,8 @@ pub static TANH_GRAD: BinaryOp = BinaryOp {
     f64: |y, dy| dy * (1.0 - y * y),
     i32: None,
     i64: None,
-    // TensorFlow's _TanhGradGrad: (g * -2 * dy * y, TanhGrad(y, g))
-    grad: |c| {
-        let s = c.scope;
-        let (y, dy, g) = (&c.inputs[0], &c.inputs[1], c.grad(0)?);
-        let k = scalar_like(s, -2.0, y.dtype())?;
-        let ga = mul(s, &mul(s, &mul(s, &g, &k)?, dy)?, y)?;
-        Ok(vec![Some(ga), Some(binary_op(s, "TanhGrad", "TanhGrad", y, &g)?)])
-    },
+    // TensorFlow's _TanhGradGrad
+    grad: |c| super::unary::grad_of_quadratic_grad(c, "TanhGrad"),
 };
 
 /// `tf.nn.relu(features)`: op `Relu`, default name `Relu`; `max(features, 0)` with

@@ -261,15 +261,19 @@ pub static RECIPROCAL_GRAD: BinaryOp = BinaryOp {
     f64: |y, dy| -dy * y * y,
     i32: None,
     i64: None,
-    // TensorFlow's _ReciprocalGradGrad: (g * -2 * dy * y, ReciprocalGrad(y, g))
-    grad: |c| {
-        let s = c.scope;
-        let (y, dy, g) = (&c.inputs[0], &c.inputs[1], c.grad(0)?);
-        let k = scalar_like(s, -2.0, y.dtype())?;
-        let ga = mul(s, &mul(s, &mul(s, &g, &k)?, dy)?, y)?;
-        Ok(vec![Some(ga), Some(binary_op(s, "ReciprocalGrad", "ReciprocalGrad", y, &g)?)])
-    },
+    // TensorFlow's _ReciprocalGradGrad
+    grad: |c| grad_of_quadratic_grad(c, "ReciprocalGrad"),
 };
+
+/// The gradient of a helper op `op_type(y, dy)` that is `dy * (a - y²)` up to sign,
+/// as TensorFlow's `_TanhGradGrad` and `_ReciprocalGradGrad`: `(g * -2 * dy * y, op_type(y, g))`.
+pub(super) fn grad_of_quadratic_grad(c: &GradCtx, op_type: &'static str) -> Result<Vec<Option<Output>>> {
+    let s = c.scope;
+    let (y, dy, g) = (&c.inputs[0], &c.inputs[1], c.grad(0)?);
+    let k = scalar_like(s, -2.0, y.dtype())?;
+    let ga = mul(s, &mul(s, &mul(s, &g, &k)?, dy)?, y)?;
+    Ok(vec![Some(ga), Some(binary_op(s, op_type, op_type, y, &g)?)])
+}
 
 /// `tf.square(x)`: op `Square`, default name `Square`. Same dtype (float32, float64,
 /// int32, int64) and shape as `x`; other dtypes are `InvalidArgument` at build time.
