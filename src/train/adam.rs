@@ -55,7 +55,6 @@ impl Optimizer for AdamOptimizer {
         for (_, v) in gv {
             slots.push((zeros_slot(v, "Adam")?, zeros_slot(v, "Adam_1")?));
         }
-        let slot_of = |v: &Variable| slots[gv.iter().position(|(_, x)| x == v).unwrap_or(0)].clone();
         apply_with(
             self.name(),
             gv,
@@ -69,8 +68,8 @@ impl Optimizer for AdamOptimizer {
                     hyper(s, "epsilon", self.epsilon, dt)?,
                 ])
             },
-            |s, h, grad, var| {
-                let (m, v) = slot_of(var);
+            |s, h, i, grad, var| {
+                let (m, v) = &slots[i];
                 let op = if var.is_resource() { "ResourceApplyAdam" } else { "ApplyAdam" };
                 s.op(op, op)
                     .input(&var.reference())

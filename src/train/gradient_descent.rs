@@ -35,7 +35,7 @@ impl Optimizer for GradientDescentOptimizer {
             step,
             name,
             |s, dt| Ok(vec![hyper(s, "learning_rate", self.learning_rate, dt)?]),
-            |s, h, grad, var| {
+            |s, h, _, grad, var| {
                 let op = if var.is_resource() { "ResourceApplyGradientDescent" } else { "ApplyGradientDescent" };
                 s.op(op, op)
                     .input(&var.reference())

@@ -35,7 +35,6 @@ impl Optimizer for MomentumOptimizer {
         name: Option<&str>,
     ) -> Result<Operation> {
         let slots = gv.iter().map(|(_, v)| zeros_slot(v, "Momentum")).collect::<Result<Vec<_>>>()?;
-        let slot_of = |v: &Variable| slots[gv.iter().position(|(_, x)| x == v).unwrap_or(0)].clone();
         apply_with(
             self.name(),
             gv,
@@ -44,11 +43,11 @@ impl Optimizer for MomentumOptimizer {
             |s, dt| {
                 Ok(vec![hyper(s, "learning_rate", self.learning_rate, dt)?, hyper(s, "momentum", self.momentum, dt)?])
             },
-            |s, h, grad, var| {
+            |s, h, i, grad, var| {
                 let op = if var.is_resource() { "ResourceApplyMomentum" } else { "ApplyMomentum" };
                 s.op(op, op)
                     .input(&var.reference())
-                    .input(&slot_of(var).reference())
+                    .input(&slots[i].reference())
                     .input(&h[0])
                     .input(grad)
                     .input(&h[1])

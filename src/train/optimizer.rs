@@ -101,14 +101,14 @@ pub(crate) fn hyper(s: &Scope, name: &str, value: f64, dtype: DType) -> Result<O
 }
 
 /// Shared shape of `apply_gradients`: checks, the update scope, one update op per
-/// variable, extra finishing ops, then the grouping op (and global step).
+/// variable (`update` gets the pair's index, to find its slots), extra finishing ops, then the grouping op (and global step).
 pub(crate) fn apply_with(
     default_name: &str,
     grads_and_vars: &[(Output, Variable)],
     global_step: Option<&Variable>,
     name: Option<&str>,
     prepare: impl FnOnce(&Scope, DType) -> Result<Vec<Output>>,
-    update: impl Fn(&Scope, &[Output], &Output, &Variable) -> Result<Operation>,
+    update: impl Fn(&Scope, &[Output], usize, &Output, &Variable) -> Result<Operation>,
     finish: impl FnOnce(&Scope, &[Operation]) -> Result<Vec<Operation>>,
 ) -> Result<Operation> {
     let Some((_, first)) = grads_and_vars.first() else {
@@ -129,9 +129,9 @@ pub(crate) fn apply_with(
     let scope = g.scope().name_scope(name.unwrap_or(default_name));
     let hypers = prepare(&scope, first.dtype())?;
     let mut updates = Vec::with_capacity(grads_and_vars.len());
-    for (grad, var) in grads_and_vars {
+    for (i, (grad, var)) in grads_and_vars.iter().enumerate() {
         let us = scope.name_scope(&format!("update_{}", var.name()));
-        updates.push(update(&us, &hypers, grad, var)?);
+        updates.push(update(&us, &hypers, i, grad, var)?);
     }
     let refs: Vec<&Operation> = updates.iter().collect();
     let extra = finish(&scope.with_control_dependencies(&refs), &updates)?;
