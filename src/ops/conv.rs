@@ -419,14 +419,7 @@ impl OpDef for Conv2DBackpropInput {
         "Conv2DBackpropInput"
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        ctx.expect_inputs(3)?;
-        read_attrs(ctx.node, false)?;
-        let t = ctx.check_dtype(1, FLOATS)?;
-        let shape = match ctx.const_input(0) {
-            Some(v) => Shape::known(&shape_vec(&v, "input_sizes")?),
-            None => Shape::partial(&[None; 4]),
-        };
-        Ok(vec![(t, shape)])
+        infer_backprop(ctx, 0, 1, "input_sizes")
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
         let a = read_attrs(ctx.node, false)?;
@@ -446,6 +439,19 @@ impl OpDef for Conv2DBackpropInput {
         let ddy = conv_op(s, "Conv2D", ctx.node, &[&g, f])?;
         Ok(vec![None, Some(df), Some(ddy)])
     }
+}
+
+/// Inference of the two Conv2D backprop ops: the output has the dtype of input `typed`
+/// and the shape held by input `sizes` (known when it is constant).
+fn infer_backprop(ctx: &InferCtx, sizes: usize, typed: usize, what: &str) -> Result<Vec<(DType, Shape)>> {
+    ctx.expect_inputs(3)?;
+    read_attrs(ctx.node, false)?;
+    let t = ctx.check_dtype(typed, FLOATS)?;
+    let shape = match ctx.const_input(sizes) {
+        Some(v) => Shape::known(&shape_vec(&v, what)?),
+        None => Shape::partial(&[None; 4]),
+    };
+    Ok(vec![(t, shape)])
 }
 
 fn check_out_backprop(dy: &[usize], g: &Geom, o: usize, what: &str) -> Result<()> {
@@ -468,14 +474,7 @@ impl OpDef for Conv2DBackpropFilter {
         "Conv2DBackpropFilter"
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        ctx.expect_inputs(3)?;
-        read_attrs(ctx.node, false)?;
-        let t = ctx.check_dtype(0, FLOATS)?;
-        let shape = match ctx.const_input(1) {
-            Some(v) => Shape::known(&shape_vec(&v, "filter_sizes")?),
-            None => Shape::partial(&[None; 4]),
-        };
-        Ok(vec![(t, shape)])
+        infer_backprop(ctx, 1, 0, "filter_sizes")
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
         let a = read_attrs(ctx.node, false)?;
