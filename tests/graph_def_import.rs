@@ -234,7 +234,7 @@ fn meta_graph_def_imports_with_colocation_rewritten() {
     let r = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().prefix("m")).unwrap();
     assert_eq!(r.operations.len(), gd.node.len());
     let read = g.operation_by_name("m/v1/read").unwrap().node();
-    assert_eq!(read.attrs["_class"], AttrValue::ListString(vec![b"loc:@m/v1".to_vec()]));
+    assert_eq!(read.attrs.get("_class").unwrap(), &AttrValue::ListString(vec![b"loc:@m/v1".to_vec()]));
     let restore = g.operation_by_name("m/save/RestoreV2").unwrap().node();
     assert_eq!(restore.device, "/device:CPU:0");
     let sess = Session::new(&g).unwrap();
@@ -260,4 +260,50 @@ fn export_then_import_round_trips() {
     let sess = Session::new(&g2).unwrap();
     let out = sess.fetch(&[(&x2, Tensor::new(&[1, 2], vec![3f32, 4.0]).unwrap())], &y2).unwrap();
     assert_eq!(out.to_vec::<f32>().unwrap(), [11.0]);
+}
+
+#[test]
+fn a_failure_late_in_an_import_rolls_back_every_node_and_name() {
+    use tensorgraph::io::proto::AttrValue as ProtoAttr;
+    let g = Graph::new();
+    let x = ops::placeholder(&g.scope().named("x"), DType::Float, [Some(2)]).unwrap();
+    let attr =
+        |pairs: &[(&str, AttrValue)]| pairs.iter().map(|(k, v)| (k.to_string(), ProtoAttr::from_graph(v))).collect();
+    let node = |name: &str, op: &str, input: &[&str], attrs: &[(&str, AttrValue)]| NodeDef {
+        name: name.into(),
+        op: op.into(),
+        input: input.iter().map(|s| s.to_string()).collect(),
+        attr: attr(attrs),
+        ..Default::default()
+    };
+    let float = ("T", AttrValue::Type(DType::Float));
+    let gd = GraphDef {
+        node: vec![
+            node("Scope/a", "Placeholder", &[], &[("dtype", AttrValue::Type(DType::Float))]),
+            node("Scope/inner/b", "Identity", &["Scope/a"], std::slice::from_ref(&float)),
+            node("c", "Placeholder", &[], &[("dtype", AttrValue::Type(DType::Int32))]),
+            // the last node adds a float to an int32: inference rejects it
+            node("Scope/bad", "AddV2", &["Scope/inner/b", "c"], &[float]),
+        ],
+        ..Default::default()
+    };
+    let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().prefix("")).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("Scope/bad") && e.message.contains("AddV2"), "{e}");
+    assert_eq!(g.num_ops(), 1);
+    assert_eq!(g.operation_by_name("Scope/a").unwrap_err().code, Code::NotFound);
+    assert_eq!(g.operation_by_name("x").unwrap().name(), "x");
+    // the names the failed import marked are free again (case-insensitively, as TensorFlow)
+    let s = g.scope().name_scope("scope");
+    assert_eq!(ops::identity(&s, &x).unwrap().name(), "scope/Identity:0");
+    assert_eq!(ops::identity(&g.scope().named("c"), &x).unwrap().name(), "c:0");
+    // a successful import afterwards gets the names
+    let ok = GraphDef { node: gd.node[..3].to_vec(), ..Default::default() };
+    import_graph_def(&g, &ok, &ImportGraphDefOptions::new().prefix("")).unwrap_err(); // `c` is taken now
+    let r = import_graph_def(&g, &ok, &ImportGraphDefOptions::new()).unwrap();
+    assert_eq!(
+        r.operations.iter().map(|o| o.name()).collect::<Vec<_>>(),
+        ["import/Scope/a", "import/Scope/inner/b", "import/c"]
+    );
+    assert_eq!(g.num_ops(), 6);
 }

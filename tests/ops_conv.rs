@@ -56,10 +56,10 @@ fn conv2d_hand_computed() {
     assert_eq!(v.name(), "Conv2D:0");
     assert_eq!(v.shape(), Shape::known(&[1, 2, 2, 1]));
     let node = v.op().node();
-    assert_eq!(node.attrs["strides"], AttrValue::ListInt(vec![1, 1, 1, 1]));
-    assert_eq!(node.attrs["padding"], AttrValue::String(b"VALID".to_vec()));
-    assert_eq!(node.attrs["data_format"], AttrValue::String(b"NHWC".to_vec()));
-    assert_eq!(node.attrs["dilations"], AttrValue::ListInt(vec![1, 1, 1, 1]));
+    assert_eq!(node.attrs.get("strides").unwrap(), &AttrValue::ListInt(vec![1, 1, 1, 1]));
+    assert_eq!(node.attrs.get("padding").unwrap(), &AttrValue::String(b"VALID".to_vec()));
+    assert_eq!(node.attrs.get("data_format").unwrap(), &AttrValue::String(b"NHWC".to_vec()));
+    assert_eq!(node.attrs.get("dilations").unwrap(), &AttrValue::ListInt(vec![1, 1, 1, 1]));
     assert_eq!(f32s(&run(&v)), vec![12.0, 16.0, 24.0, 28.0]);
     // SAME, stride 1: padding 0 before, 1 after
     let sm = ops::conv2d(&s, &x, &ones, &[1], "SAME").unwrap();
@@ -288,7 +288,7 @@ fn pooling_hand_computed() {
     let m = ops::max_pool(&s, &x16, &[1, 2, 2, 1], &[1, 2, 2, 1], "VALID").unwrap();
     assert_eq!(m.name(), "MaxPool:0");
     assert_eq!(m.shape(), Shape::known(&[1, 2, 2, 1]));
-    assert_eq!(m.op().node().attrs["ksize"], AttrValue::ListInt(vec![1, 2, 2, 1]));
+    assert_eq!(m.op().node().attrs.get("ksize").unwrap(), &AttrValue::ListInt(vec![1, 2, 2, 1]));
     assert_eq!(f32s(&run(&m)), vec![6.0, 8.0, 14.0, 16.0]);
     let a = ops::avg_pool(&s, &x16, &[2], &[2], "VALID").unwrap();
     assert_eq!(a.name(), "AvgPool:0");

@@ -103,8 +103,8 @@ fn concat_int64_axis_three_values_and_dtypes() {
     let ax = ops::constant(&s, Tensor::scalar(1i64)).unwrap();
     let out = ops::concat_dyn(&s, &[a, d, b], &ax).unwrap();
     let node = out.op().node();
-    assert_eq!(node.attrs["Tidx"], AttrValue::Type(DType::Int64));
-    assert_eq!(node.attrs["N"], AttrValue::Int(3));
+    assert_eq!(node.attrs.get("Tidx").unwrap(), &AttrValue::Type(DType::Int64));
+    assert_eq!(node.attrs.get("N").unwrap(), &AttrValue::Int(3));
     assert_eq!(out.shape(), Shape::known(&[2, 3]));
     assert_eq!(run(&out).to_vec::<f64>().unwrap(), vec![1.5, 3.0, 4.0, 2.5, 5.0, 6.0]);
     // bool and string
@@ -195,8 +195,8 @@ fn stack_tf_doc_example() {
     let b = ops::stack(&s, &[x.clone(), y.clone(), z.clone()], -1).unwrap();
     assert_eq!(i32s(&run(&b)), vec![1, 2, 3, 4, 5, 6]);
     let node = b.op().node();
-    assert_eq!(node.attrs["N"], AttrValue::Int(3));
-    assert_eq!(node.attrs["axis"], AttrValue::Int(-1));
+    assert_eq!(node.attrs.get("N").unwrap(), &AttrValue::Int(3));
+    assert_eq!(node.attrs.get("axis").unwrap(), &AttrValue::Int(-1));
     // scalars stack to a vector; bools
     let t = c(&s, &[], vec![true]);
     let f = c(&s, &[], vec![false]);
@@ -281,7 +281,7 @@ fn slice_tf_doc_example() {
     let b64 = ops::constant(&s, Tensor::vector(vec![0i64, 1, 0])).unwrap();
     let z64 = ops::constant(&s, Tensor::vector(vec![3i64, 1, -1])).unwrap();
     let e = ops::slice_dyn(&s, &t, &b64, &z64).unwrap();
-    assert_eq!(e.op().node().attrs["Index"], AttrValue::Type(DType::Int64));
+    assert_eq!(e.op().node().attrs.get("Index").unwrap(), &AttrValue::Type(DType::Int64));
     assert_eq!(i32s(&run(&e)), vec![2, 2, 2, 4, 4, 4, 6, 6, 6]);
     // strings
     let st =
@@ -342,7 +342,7 @@ fn tile_tf_doc_example() {
     // int64 multiples, zero multiple, bool
     let m = ops::constant(&s, Tensor::vector(vec![0i64, 3])).unwrap();
     let t = ops::tile_dyn(&s, &a, &m).unwrap();
-    assert_eq!(t.op().node().attrs["Tmultiples"], AttrValue::Type(DType::Int64));
+    assert_eq!(t.op().node().attrs.get("Tmultiples").unwrap(), &AttrValue::Type(DType::Int64));
     assert_eq!(t.shape(), Shape::known(&[0, 9]));
     assert_eq!(run(&t).shape(), &[0, 9]);
     let b = c(&s, &[2], vec![true, false]);
@@ -379,10 +379,10 @@ fn gather_tf_doc_examples() {
     assert_eq!(out.name(), "GatherV2:0");
     assert!(g.operation_by_name("GatherV2/axis").is_ok());
     let node = out.op().node();
-    assert_eq!(node.attrs["Tparams"], AttrValue::Type(DType::String));
-    assert_eq!(node.attrs["Tindices"], AttrValue::Type(DType::Int32));
-    assert_eq!(node.attrs["Taxis"], AttrValue::Type(DType::Int32));
-    assert_eq!(node.attrs["batch_dims"], AttrValue::Int(0));
+    assert_eq!(node.attrs.get("Tparams").unwrap(), &AttrValue::Type(DType::String));
+    assert_eq!(node.attrs.get("Tindices").unwrap(), &AttrValue::Type(DType::Int32));
+    assert_eq!(node.attrs.get("Taxis").unwrap(), &AttrValue::Type(DType::Int32));
+    assert_eq!(node.attrs.get("batch_dims").unwrap(), &AttrValue::Int(0));
     let r = run(&out);
     assert_eq!(r.shape(), &[4]);
     match r.storage() {
@@ -405,7 +405,7 @@ fn gather_tf_doc_examples() {
     // int64 axis
     let ax = ops::constant(&s, Tensor::scalar(1i64)).unwrap();
     let out = ops::gather_dyn(&s, &p, &c(&s, &[1], vec![0i32]), &ax).unwrap();
-    assert_eq!(out.op().node().attrs["Taxis"], AttrValue::Type(DType::Int64));
+    assert_eq!(out.op().node().attrs.get("Taxis").unwrap(), &AttrValue::Type(DType::Int64));
     assert_eq!(f32s(&run(&out)), vec![0.0, 10.0, 20.0]);
 }
 
@@ -595,7 +595,7 @@ fn transpose_tf_doc_examples() {
     let p = ops::placeholder(&s, DType::Bool, [None, Some(3)]).unwrap();
     let perm = ops::constant(&s, Tensor::vector(vec![1i64, 0])).unwrap();
     let tp = ops::transpose_dyn(&s, &p, &perm).unwrap();
-    assert_eq!(tp.op().node().attrs["Tperm"], AttrValue::Type(DType::Int64));
+    assert_eq!(tp.op().node().attrs.get("Tperm").unwrap(), &AttrValue::Type(DType::Int64));
     assert_eq!(tp.shape(), Shape::partial(&[Some(3), None]));
     let r = run_feed(&tp, &[(&p, Tensor::new(&[1, 3], vec![true, false, true]).unwrap())]).unwrap();
     assert_eq!(r.shape(), &[3, 1]);
@@ -630,7 +630,7 @@ fn squeeze_tf_doc_examples() {
     assert_eq!(run(&a).shape(), &[2, 3]);
     let b = ops::squeeze(&s, &t, &[2, 4]).unwrap();
     assert_eq!(b.shape(), Shape::known(&[1, 2, 3, 1]));
-    assert_eq!(b.op().node().attrs["squeeze_dims"], AttrValue::ListInt(vec![2, 4]));
+    assert_eq!(b.op().node().attrs.get("squeeze_dims").unwrap(), &AttrValue::ListInt(vec![2, 4]));
     assert_eq!(run(&b).shape(), &[1, 2, 3, 1]);
     let n = ops::squeeze(&s, &t, &[-1]).unwrap();
     assert_eq!(n.shape(), Shape::known(&[1, 2, 1, 3, 1]));
@@ -672,7 +672,7 @@ fn range_tf_doc_examples() {
     assert_eq!(f32s(&run(&rf)), vec![3.0, 2.5, 2.0, 1.5]);
     let i = |v: i64| ops::constant(&s, Tensor::scalar(v)).unwrap();
     let ri = ops::range_dyn(&s, &i(0), &i(3), &i(1)).unwrap();
-    assert_eq!(ri.op().node().attrs["Tidx"], AttrValue::Type(DType::Int64));
+    assert_eq!(ri.op().node().attrs.get("Tidx").unwrap(), &AttrValue::Type(DType::Int64));
     assert_eq!(run(&ri).to_vec::<i64>().unwrap(), vec![0, 1, 2]);
     assert_eq!(ops::range(&s, 0, 5, 0).unwrap_err().code, Code::InvalidArgument);
     let e = ops::range(&s, 5, 0, 1).unwrap_err();

@@ -1,6 +1,11 @@
 //! `AttrValue`: the value of an op attribute (TensorFlow's `AttrValue` proto, in Rust).
 
 use crate::tensor::{DType, Shape, Tensor};
+use litemap::LiteMap;
+
+/// The attrs of one op, by name, sorted by name: a map kept in one small vector (ops have
+/// a handful of attrs), with `BTreeMap`'s interface (`get`, `insert`, `iter`, ...).
+pub type Attrs = LiteMap<String, AttrValue>;
 
 /// An op attribute value, as in TensorFlow's `attr_value.proto`.
 #[derive(Debug, Clone, PartialEq)]

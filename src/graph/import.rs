@@ -1,51 +1,46 @@
-//! Crate-internal support for importing a `GraphDef` atomically: the importer adds nodes to
-//! a private copy of the graph (so shape inference sees them) and appends them to the real
-//! graph only when every node was accepted.
+//! Crate-internal support for importing a `GraphDef` atomically: the importer adds nodes
+//! to the graph under one write lock, logging what it marked in the name table, and rolls
+//! everything back when a node is rejected.
 
-use super::graph::{GraphData, GraphInner};
-use super::Graph;
-use std::sync::{Arc, RwLock};
+use super::graph::GraphData;
+use super::Node;
+use std::sync::Arc;
 
-impl Graph {
-    /// A private graph holding the same nodes and names as this one, the number of nodes
-    /// it starts with, and the name table's version. Nodes added to it get the ids they would get here.
-    pub(crate) fn scratch_copy(&self) -> (Graph, usize, u64) {
-        let g = self.read();
-        let version = g.names.version();
-        let data = GraphData {
-            nodes: g.nodes.clone(),
-            by_name: g.by_name.clone(),
-            names: g.names.clone(),
-            ..Default::default()
-        };
-        let base = g.nodes.len();
-        (Graph { inner: Arc::new(GraphInner { data: RwLock::new(data) }) }, base, version)
+/// What an import has added to a [`GraphData`] so far, to take back on error.
+#[derive(Debug, Default)]
+pub(crate) struct ImportLog {
+    base: usize,
+    /// Names newly marked used: (node id, length of the prefix of its name).
+    names: Vec<(usize, usize)>,
+}
+
+impl GraphData {
+    /// Starts an import: makes room for `n` nodes and remembers where they begin.
+    pub(crate) fn begin_import(&mut self, n: usize) -> ImportLog {
+        self.nodes.reserve(n);
+        self.by_name.reserve(n);
+        self.names.reserve(n);
+        ImportLog { base: self.nodes.len(), names: Vec::new() }
     }
 
-    /// Appends the nodes `scratch` (from [`Graph::scratch_copy`]) gained after `base`,
-    /// marking their names used. Returns false, changing nothing, when this graph gained
-    /// nodes since the copy was made (the caller then imports again).
-    pub(crate) fn commit_scratch(&self, scratch: &Graph, base: usize, names_version: u64) -> bool {
-        let mut g = self.write();
-        if g.nodes.len() != base {
-            return false;
+    /// Appends an imported node whose name the caller found free, registering the name.
+    /// Returns its id.
+    pub(crate) fn push_imported(&mut self, node: Node, log: &mut ImportLog) -> usize {
+        debug_assert!(!self.by_name.contains_key(&node.name), "{} is taken", node.name);
+        let id = self.nodes.len();
+        self.names.mark_used_reporting(&node.name, |len| log.names.push((id, len)));
+        self.by_name.insert(node.name.clone(), id);
+        self.nodes.push(Arc::new(node));
+        id
+    }
+
+    /// Removes every node and name the import logged.
+    pub(crate) fn roll_back(&mut self, log: ImportLog) {
+        for &(id, len) in &log.names {
+            self.names.forget(&self.nodes[id].name[..len]);
         }
-        if g.names.version() == names_version {
-            // nothing changed here since the copy: the scratch tables are this graph's plus
-            // the imported names, so take them whole instead of re-registering every node
-            let mut s = scratch.write();
-            g.nodes = std::mem::take(&mut s.nodes);
-            g.by_name = std::mem::take(&mut s.by_name);
-            g.names = std::mem::take(&mut s.names);
-            return true;
+        for node in self.nodes.drain(log.base..) {
+            self.by_name.remove(&node.name);
         }
-        let new_nodes: Vec<_> = scratch.read().nodes[base..].to_vec();
-        for node in new_nodes {
-            let id = g.nodes.len();
-            g.names.mark_used(&node.name);
-            g.by_name.insert(node.name.clone(), id);
-            g.nodes.push(node);
-        }
-        true
     }
 }

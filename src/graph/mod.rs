@@ -11,8 +11,10 @@ mod node;
 mod scope;
 mod variable;
 
-pub use attr::AttrValue;
+pub use attr::{AttrValue, Attrs};
+pub(crate) use graph::GraphData;
 pub use graph::{CollectionItem, Graph};
+pub(crate) use import::ImportLog;
 pub use naming::NameTable;
 pub use node::{Node, Operation, Output};
 pub use scope::{OpBuilder, Reuse, Scope, VarScope};

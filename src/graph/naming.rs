@@ -2,6 +2,16 @@
 //! names are compared case-insensitively, and a uniquified name is itself marked used.
 
 use rustc_hash::FxHashMap as HashMap;
+use std::borrow::Cow;
+
+/// The table's key for `name`: lowercased, borrowed when it already is.
+fn lowercase(name: &str) -> Cow<'_, str> {
+    if name.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+        Cow::Owned(name.to_lowercase())
+    } else {
+        Cow::Borrowed(name)
+    }
+}
 
 /// The names in use in one graph, with the next suffix for each.
 #[derive(Debug, Default, Clone)]
@@ -33,17 +43,33 @@ impl NameTable {
 
     /// Marks an exact name used (an op created with an explicit full name, or imported).
     pub fn mark_used(&mut self, name: &str) {
+        self.mark_used_reporting(name, |_| {});
+    }
+
+    /// [`NameTable::mark_used`], calling `added(len)` for each name it newly marks: `name`
+    /// itself and its enclosing scopes, as the length of that prefix of `name` (for
+    /// [`NameTable::forget`] to take back).
+    pub(crate) fn mark_used_reporting(&mut self, name: &str, mut added: impl FnMut(usize)) {
         self.version += 1;
-        let key = name.to_lowercase();
-        let e = self.in_use.entry(key).or_insert(0);
-        *e = (*e).max(1);
-        // every enclosing scope of an imported name is also in use, as in TensorFlow
-        let mut prefix = name;
-        while let Some(pos) = prefix.rfind('/') {
-            prefix = &prefix[..pos];
-            let e = self.in_use.entry(prefix.to_lowercase()).or_insert(0);
-            *e = (*e).max(1);
+        // the name and every enclosing scope of it are in use, as in TensorFlow
+        let mut part = name;
+        loop {
+            let key = lowercase(part);
+            if !self.in_use.contains_key(key.as_ref()) {
+                self.in_use.insert(key.into_owned(), 1);
+                added(part.len());
+            }
+            match part.rfind('/') {
+                Some(pos) => part = &part[..pos],
+                None => break,
+            }
         }
+    }
+
+    /// Unmarks `name` (which [`NameTable::mark_used_reporting`] added).
+    pub(crate) fn forget(&mut self, name: &str) {
+        self.version += 1;
+        self.in_use.remove(lowercase(name).as_ref());
     }
 
     /// Makes room for `n` more names.
@@ -58,7 +84,7 @@ impl NameTable {
 
     /// True when `name` is in use.
     pub fn is_used(&self, name: &str) -> bool {
-        self.in_use.contains_key(&name.to_lowercase())
+        self.in_use.contains_key(lowercase(name).as_ref())
     }
 }
 

@@ -1,10 +1,9 @@
 //! Nodes of a graph and the handles that address them: [`Operation`] (`"add"`) and
 //! [`Output`] (`"add:0"`).
 
-use super::{AttrValue, Graph};
+use super::{AttrValue, Attrs, Graph};
 use crate::error::{Error, Result};
 use crate::tensor::{DType, Shape, Tensor};
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// One operation as stored in a graph: TensorFlow's `NodeDef` plus inferred output types.
@@ -19,7 +18,7 @@ pub struct Node {
     /// Control inputs (node ids), written `^name` in a `GraphDef`.
     pub control_inputs: Vec<usize>,
     /// Attributes by name.
-    pub attrs: BTreeMap<String, AttrValue>,
+    pub attrs: Attrs,
     /// The dtype and inferred shape of each output.
     pub outputs: Vec<(DType, Shape)>,
     /// Requested device (kept for export; tensorgraph runs on the CPU).

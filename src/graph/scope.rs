@@ -2,11 +2,10 @@
 //! settings and control dependencies (like TensorFlow's C++ `Scope`). Ops are added
 //! through a scope with [`Scope::op`].
 
-use super::{AttrValue, Graph, Node, Operation, Output};
+use super::{AttrValue, Attrs, Graph, Node, Operation, Output};
 use crate::error::{Error, Result};
 use crate::ops::{self, InferCtx};
 use crate::tensor::Shape;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Whether `get_variable` creates or reuses variables (TensorFlow's `reuse` argument of
@@ -183,7 +182,7 @@ impl Scope {
             default_name: default_name.to_string(),
             inputs: Vec::new(),
             control_inputs: Vec::new(),
-            attrs: BTreeMap::new(),
+            attrs: Attrs::new(),
         }
     }
 }
@@ -196,7 +195,7 @@ pub struct OpBuilder<'a> {
     default_name: String,
     inputs: Vec<Output>,
     control_inputs: Vec<Operation>,
-    attrs: BTreeMap<String, AttrValue>,
+    attrs: Attrs,
 }
 
 impl OpBuilder<'_> {
@@ -247,10 +246,6 @@ impl OpBuilder<'_> {
         let def = ops::lookup(&self.op_type)?;
         let name = self.scope.unique_op_name(&self.default_name);
         check_op_name(&name)?;
-        let input_types: Vec<(crate::tensor::DType, Shape)> = {
-            let g = graph.read();
-            self.inputs.iter().map(|o| g.nodes[o.op].outputs[o.index].clone()).collect()
-        };
         let mut node = Node {
             name: name.clone(),
             op_type: self.op_type.clone(),
@@ -267,8 +262,16 @@ impl OpBuilder<'_> {
             device: self.scope.device.clone(),
         };
         node.control_inputs.dedup();
-        let ctx = InferCtx { graph: &graph, node: &node, inputs: &input_types };
-        node.outputs = def.infer(&ctx).map_err(|e| e.context(format!("op '{name}' ({})", self.op_type)))?;
+        {
+            // inference reads constant inputs from the graph; it takes no lock itself
+            let g = graph.read();
+            let input_types: Vec<(crate::tensor::DType, Shape)> =
+                self.inputs.iter().map(|o| g.nodes[o.op].outputs[o.index].clone()).collect();
+            let ctx = InferCtx { nodes: &g.nodes, node: &node, inputs: &input_types };
+            let outputs = def.infer(&ctx).map_err(|e| e.context(format!("op '{name}' ({})", self.op_type)))?;
+            drop(g);
+            node.outputs = outputs;
+        }
         Ok(graph.insert_node(node))
     }
 

@@ -21,7 +21,7 @@ pub mod training;
 pub mod unary;
 
 use crate::error::{Error, Result};
-use crate::graph::{Graph, Node, Output, Scope};
+use crate::graph::{Node, Output, Scope};
 use crate::tensor::{DType, Shape, Tensor};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -45,8 +45,8 @@ pub use unary::{exp, log, reciprocal, rsqrt, sqrt, square};
 /// What shape inference sees of a node being added: its attrs and the dtype and
 /// inferred shape of each input.
 pub struct InferCtx<'a> {
-    /// The graph the node is added to (to read constant inputs).
-    pub graph: &'a Graph,
+    /// The nodes of the graph the node is added to, by id (to read constant inputs).
+    pub nodes: &'a [Arc<Node>],
     /// The node (name, attrs, inputs) being added; its outputs are not yet set.
     pub node: &'a Node,
     /// (dtype, shape) of each data input.
@@ -116,12 +116,12 @@ impl InferCtx<'_> {
     /// TensorFlow's shape inference evaluates them).
     pub fn const_input(&self, i: usize) -> Option<Tensor> {
         let (src, idx) = *self.node.inputs.get(i)?;
-        let n = self.graph.node(src);
+        let n = self.nodes.get(src)?;
         match n.op_type.as_str() {
             "Const" => n.attr_tensor("value").ok().cloned(),
             "Shape" => {
                 let (isrc, iidx) = *n.inputs.first()?;
-                let dims = self.graph.node(isrc).outputs.get(iidx)?.1.to_vec()?;
+                let dims = self.nodes.get(isrc)?.outputs.get(iidx)?.1.to_vec()?;
                 let v: Vec<f64> = dims.iter().map(|&d| d as f64).collect();
                 Tensor::from_f64(n.outputs.get(idx)?.0, &[v.len()], &v).ok()
             }

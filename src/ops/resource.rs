@@ -46,7 +46,7 @@ pub(super) fn handle_info(ctx: &InferCtx, i: usize) -> Result<Option<(DType, Sha
         )));
     }
     let (src, _) = ctx.node.inputs[i];
-    let n = ctx.graph.node(src);
+    let n = &ctx.nodes[src];
     if n.op_type != "VarHandleOp" {
         return Ok(None);
     }

@@ -45,7 +45,7 @@ pub(super) fn infer_apply(
             None => (t, Shape::unknown()),
         };
     }
-    let view = InferCtx { graph: ctx.graph, node: ctx.node, inputs: &inputs };
+    let view = InferCtx { nodes: ctx.nodes, node: ctx.node, inputs: &inputs };
     infer_update(&view, refs, scalars, grad)?;
     Ok(vec![])
 }

@@ -1,13 +1,17 @@
 //! `Shape`: a tensor shape whose rank and dimensions may be unknown at graph-build time,
 //! as TensorFlow's `TensorShape`/`PartialTensorShape`.
 
+use smallvec::SmallVec;
 use std::fmt;
+
+/// The dimensions of a shape of known rank: up to rank 4 without a heap allocation.
+type Dims = SmallVec<[Option<usize>; 4]>;
 
 /// A possibly partial shape. `dims == None` is an unknown rank; a `None` dimension is
 /// unknown (`[None, 4]` for a batch placeholder).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Shape {
-    dims: Option<Vec<Option<usize>>>,
+    dims: Option<Dims>,
 }
 
 impl Shape {
@@ -17,7 +21,7 @@ impl Shape {
     }
     /// The 0-d (scalar) shape.
     pub fn scalar() -> Self {
-        Shape { dims: Some(vec![]) }
+        Shape { dims: Some(Dims::new()) }
     }
     /// A shape whose dimensions are all known.
     pub fn known(dims: &[usize]) -> Self {
@@ -25,7 +29,7 @@ impl Shape {
     }
     /// A shape of known rank, some dimensions possibly unknown.
     pub fn partial(dims: &[Option<usize>]) -> Self {
-        Shape { dims: Some(dims.to_vec()) }
+        Shape { dims: Some(Dims::from_slice(dims)) }
     }
     /// The rank, when known.
     pub fn rank(&self) -> Option<usize> {
@@ -72,7 +76,7 @@ impl Shape {
                 if a.len() != b.len() {
                     return None;
                 }
-                let mut out = Vec::with_capacity(a.len());
+                let mut out = Dims::with_capacity(a.len());
                 for (x, y) in a.iter().zip(b) {
                     out.push(match (x, y) {
                         (Some(x), Some(y)) if x != y => return None,
@@ -108,7 +112,7 @@ impl From<Vec<usize>> for Shape {
 }
 impl From<Vec<Option<usize>>> for Shape {
     fn from(d: Vec<Option<usize>>) -> Self {
-        Shape { dims: Some(d) }
+        Shape { dims: Some(Dims::from_slice(&d)) }
     }
 }
 

@@ -99,7 +99,7 @@ pub fn extract_sub_graph(graph_def: &GraphDef, dest_nodes: &[&str]) -> Result<Gr
 fn const_node(name: &str, dtype: AttrValue, value: &Tensor) -> NodeDef {
     let mut attr = BTreeMap::new();
     attr.insert("dtype".to_string(), dtype);
-    attr.insert("value".to_string(), AttrValue::new(AttrValueKind::Tensor(TensorProto::from_tensor(value))));
+    attr.insert("value".to_string(), AttrValue::new(AttrValueKind::Tensor(Box::new(TensorProto::from_tensor(value)))));
     NodeDef { name: name.to_string(), op: "Const".to_string(), attr, ..Default::default() }
 }
 

@@ -2,13 +2,13 @@
 
 use super::export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue as GraphAttr, Graph, Node, Operation, Output};
+use crate::graph::{AttrValue as GraphAttr, Attrs, Graph, GraphData, ImportLog, Node, Operation, Output};
 use crate::io::proto::GraphDef;
 use crate::ops::{self, InferCtx};
 use crate::tensor::{DType, Shape};
 use rustc_hash::FxHashMap as HashMap;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BinaryHeap;
 
 /// What [`import_graph_def`] does: the name prefix, which GraphDef tensors to replace by
 /// tensors of the target graph, and which ops and tensors to return.
@@ -132,10 +132,32 @@ fn parse_tensor(s: &str) -> (&str, Option<usize>) {
     (s, None)
 }
 
-/// A parsed NodeDef input.
+/// A NodeDef input, resolved.
+#[derive(Clone, Copy)]
 enum Input<'a> {
-    Data(&'a str, usize),
-    Control(&'a str),
+    /// Output `index` of GraphDef node `node`.
+    Data { node: usize, index: usize },
+    /// A tensor of the target graph, from the input map.
+    MappedData(&'a Output),
+    /// GraphDef node `node`, as a control input.
+    Control(usize),
+    /// An op of the target graph (by id), from the control input map.
+    MappedControl(usize),
+}
+
+/// The inputs of every GraphDef node, resolved, in one list.
+struct Inputs<'a> {
+    all: Vec<Input<'a>>,
+    /// Node `i`'s inputs are `all[starts[i]..starts[i + 1]]`.
+    starts: Vec<usize>,
+    /// True when every node's inputs come before it in the GraphDef.
+    sorted: bool,
+}
+
+impl<'a> Inputs<'a> {
+    fn of(&self, i: usize) -> &[Input<'a>] {
+        &self.all[self.starts[i]..self.starts[i + 1]]
+    }
 }
 
 /// Imports `graph_def` into `graph` with TensorFlow's semantics (`tf.import_graph_def`):
@@ -143,7 +165,8 @@ enum Input<'a> {
 /// checked against the registry, each node goes through shape and dtype inference, names
 /// get the prefix (`import/...` by default), `_class` colocation entries (`loc:@v1`) are
 /// rewritten with it, and imported names are marked used in the graph's name table.
-/// On any error the graph is left unchanged.
+/// The graph is locked for the import; on any error it is left unchanged (apart from the
+/// prefix, which stays reserved, as in TensorFlow).
 ///
 /// Errors: `Unimplemented` naming the first node (in GraphDef order) whose op type
 /// tensorgraph lacks; `InvalidArgument` for a duplicate node name, an input naming a node
@@ -187,46 +210,8 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
             )));
         }
     }
-    let mut parsed: Vec<Vec<Input>> = Vec::with_capacity(nodes.len());
     let mut used_keys: HashMap<String, bool> = HashMap::default();
-    for n in nodes {
-        let mut ins = Vec::with_capacity(n.input.len());
-        let mut seen_control = false;
-        for s in &n.input {
-            let input = if let Some(c) = s.strip_prefix('^') {
-                seen_control = true;
-                if control_map.contains_key(c) {
-                    used_keys.insert(format!("^{c}"), true);
-                } else if !index.contains_key(c) {
-                    return Err(unknown_input(&n.name, s));
-                }
-                Input::Control(c)
-            } else {
-                if seen_control {
-                    return Err(Error::invalid_argument(format!(
-                        "Node '{}': Control dependencies must come after regular dependencies (input '{s}')",
-                        n.name
-                    )));
-                }
-                let (src, idx) = parse_tensor(s);
-                let idx = idx.unwrap_or(0);
-                let mapped = !input_map.is_empty() && {
-                    let key = format!("{src}:{idx}");
-                    let hit = input_map.contains_key(key.as_str());
-                    if hit {
-                        used_keys.insert(key, true);
-                    }
-                    hit
-                };
-                if !mapped && !index.contains_key(src) {
-                    return Err(unknown_input(&n.name, s));
-                }
-                Input::Data(src, idx)
-            };
-            ins.push(input);
-        }
-        parsed.push(ins);
-    }
+    let inputs = resolve_inputs(graph_def, &index, &input_map, &control_map, &mut used_keys)?;
     let mut missing: Vec<String> = Vec::new();
     for (k, _) in &options.input_map {
         let (src, _) = parse_tensor(k);
@@ -253,8 +238,9 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
             return Err(Error::invalid_argument(format!("Requested return {what} '{r}' not found in graph_def")));
         }
     }
-    let order = topological_order(graph_def, &index, &parsed, &input_map, &control_map)?;
+    let order = if inputs.sorted { (0..nodes.len()).collect() } else { topological_order(graph_def, &inputs)? };
 
+    let mut g = graph.write();
     // the name scope (TensorFlow enters it before importing, marking it used)
     let requested = options.prefix.as_deref().unwrap_or("import");
     let prefix = if requested.is_empty() {
@@ -262,127 +248,168 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
     } else if let Some(exact) = requested.strip_suffix('/') {
         exact.to_string()
     } else {
-        graph.write().names.unique(requested)
+        g.names.unique(requested)
     };
-    let full = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
-
-    for _attempt in 0..8 {
-        let (scratch, base, names_version) = graph.scratch_copy();
-        {
-            let mut s = scratch.write();
-            s.nodes.reserve(nodes.len());
-            s.by_name.reserve(nodes.len());
-            s.names.reserve(nodes.len());
-        }
-        {
-            let g = scratch.read();
-            for n in nodes {
-                let name = full(&n.name);
-                if g.by_name.contains_key(&name) {
-                    let hint = if prefix.is_empty() {
-                        "; import with a prefix (the default is \"import\") or into a new graph"
-                    } else {
-                        ""
-                    };
-                    return Err(Error::invalid_argument(format!("Node '{name}' already exists in the graph{hint}")));
-                }
-            }
-        }
-        let mut ids: HashMap<&str, usize> = HashMap::with_capacity_and_hasher(nodes.len(), Default::default());
-        for &i in &order {
-            let n = &nodes[i];
-            let name = full(&n.name);
-            let ctx_err = |e: Error| e.context(format!("node '{}' (op '{}')", n.name, n.op));
-            let mut attrs: BTreeMap<String, GraphAttr> = BTreeMap::new();
-            for (k, v) in &n.attr {
-                let v = v.to_graph().map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?;
-                attrs.insert(k.clone(), v);
-            }
-            if !prefix.is_empty() {
-                if let Some(GraphAttr::ListString(locs)) = attrs.get_mut("_class") {
-                    for loc in locs.iter_mut() {
-                        if let Some(rest) = loc.strip_prefix(b"loc:@") {
-                            let mut v = format!("loc:@{prefix}/").into_bytes();
-                            v.extend_from_slice(rest);
-                            *loc = v;
-                        }
-                    }
-                }
-            }
-            let mut inputs = Vec::new();
-            let mut control_inputs = Vec::new();
-            for input in &parsed[i] {
-                match *input {
-                    Input::Data(src, idx) => {
-                        let mapped =
-                            if input_map.is_empty() { None } else { input_map.get(format!("{src}:{idx}").as_str()) };
-                        if let Some(o) = mapped {
-                            inputs.push((o.op, o.index));
-                        } else {
-                            let id = ids[src];
-                            let n_out = scratch.read().nodes[id].outputs.len();
-                            if idx >= n_out {
-                                return Err(Error::invalid_argument(format!(
-                                    "Node '{}': Connecting to invalid output {idx} of source node {src} which has {n_out} outputs",
-                                    n.name
-                                )));
-                            }
-                            inputs.push((id, idx));
-                        }
-                    }
-                    Input::Control(c) => {
-                        let id = match control_map.get(c) {
-                            Some(op) => op.id,
-                            None => ids[c],
-                        };
-                        if !control_inputs.contains(&id) {
-                            control_inputs.push(id);
-                        }
-                    }
-                }
-            }
-            let input_types: Vec<(DType, Shape)> = {
-                let g = scratch.read();
-                inputs.iter().map(|&(src, idx)| g.nodes[src].outputs[idx].clone()).collect()
-            };
-            let mut node = Node {
-                name,
-                op_type: n.op.clone(),
-                inputs,
-                control_inputs,
-                attrs,
-                outputs: Vec::new(),
-                device: n.device.clone(),
-            };
-            let ctx = InferCtx { graph: &scratch, node: &node, inputs: &input_types };
-            node.outputs = defs[i].infer(&ctx).map_err(ctx_err)?;
-            let op = scratch.insert_node(node);
-            ids.insert(n.name.as_str(), op.id);
-        }
-        check_mapped_dtypes(graph_def, &scratch, &ids, &input_map, &full)?;
-        let mut return_elements = Vec::with_capacity(options.return_elements.len());
-        for r in &options.return_elements {
-            return_elements.push(return_element(&scratch, r, &ids, &input_map)?);
-        }
-        if !graph.commit_scratch(&scratch, base, names_version) {
-            continue;
-        }
-        // the handles were made on the scratch copy; ids are the same in `graph`
-        let rehome = |op: &Operation| Operation { graph: graph.clone(), id: op.id };
-        let return_elements = return_elements
-            .into_iter()
-            .map(|e| match e {
-                ReturnElement::Operation(op) => ReturnElement::Operation(rehome(&op)),
-                ReturnElement::Output(o) if o.graph().same(&scratch) => {
-                    ReturnElement::Output(Output { graph: graph.clone(), op: o.op, index: o.index })
-                }
-                other => other,
-            })
-            .collect();
-        let operations = order.iter().map(|&i| Operation { graph: graph.clone(), id: ids[nodes[i].name.as_str()] });
-        return Ok(ImportResult { prefix, operations: operations.collect(), return_elements });
+    let mut log = g.begin_import(nodes.len());
+    // GraphDef index → id in `graph`
+    let mut ids = vec![usize::MAX; nodes.len()];
+    let added = add_nodes(&mut g, graph_def, &defs, &inputs, &order, &prefix, &mut ids, &mut log)
+        .and_then(|()| check_mapped_dtypes(&g, graph_def, &index, &ids, &input_map, &prefix));
+    if let Err(e) = added {
+        g.roll_back(log);
+        return Err(e);
     }
-    Err(Error::failed_precondition("the graph kept changing while a GraphDef was imported into it; retry the import"))
+    let mut return_elements = Vec::with_capacity(options.return_elements.len());
+    for r in &options.return_elements {
+        match return_element(graph, &g, r, &index, &ids, &input_map) {
+            Ok(e) => return_elements.push(e),
+            Err(e) => {
+                g.roll_back(log);
+                return Err(e);
+            }
+        }
+    }
+    drop(g);
+    let operations = order.iter().map(|&i| Operation { graph: graph.clone(), id: ids[i] }).collect();
+    Ok(ImportResult { prefix, operations, return_elements })
+}
+
+/// Resolves every NodeDef input against the GraphDef and the input maps, recording the
+/// map keys used in `used_keys`.
+fn resolve_inputs<'a>(
+    gd: &GraphDef,
+    index: &HashMap<&str, usize>,
+    input_map: &HashMap<&str, &'a Output>,
+    control_map: &HashMap<&str, &Operation>,
+    used_keys: &mut HashMap<String, bool>,
+) -> Result<Inputs<'a>> {
+    let nodes = &gd.node;
+    let total = nodes.iter().map(|n| n.input.len()).sum();
+    let mut out = Inputs { all: Vec::with_capacity(total), starts: Vec::with_capacity(nodes.len() + 1), sorted: true };
+    for (i, n) in nodes.iter().enumerate() {
+        out.starts.push(out.all.len());
+        let mut seen_control = false;
+        for s in &n.input {
+            let input = if let Some(c) = s.strip_prefix('^') {
+                seen_control = true;
+                if let Some(op) = control_map.get(c) {
+                    used_keys.insert(format!("^{c}"), true);
+                    Input::MappedControl(op.id)
+                } else {
+                    Input::Control(*index.get(c).ok_or_else(|| unknown_input(&n.name, s))?)
+                }
+            } else {
+                if seen_control {
+                    return Err(Error::invalid_argument(format!(
+                        "Node '{}': Control dependencies must come after regular dependencies (input '{s}')",
+                        n.name
+                    )));
+                }
+                let (src, idx) = parse_tensor(s);
+                let idx = idx.unwrap_or(0);
+                let mapped = if input_map.is_empty() {
+                    None
+                } else {
+                    let key = format!("{src}:{idx}");
+                    let hit = input_map.get(key.as_str()).copied();
+                    if hit.is_some() {
+                        used_keys.insert(key, true);
+                    }
+                    hit
+                };
+                match mapped {
+                    Some(o) => Input::MappedData(o),
+                    None => Input::Data { node: *index.get(src).ok_or_else(|| unknown_input(&n.name, s))?, index: idx },
+                }
+            };
+            if let Input::Data { node, .. } | Input::Control(node) = input {
+                out.sorted &= node < i;
+            }
+            out.all.push(input);
+        }
+    }
+    out.starts.push(out.all.len());
+    Ok(out)
+}
+
+/// Adds the GraphDef's nodes to `g` in `order`, with inferred outputs, filling `ids`.
+/// On error some nodes may have been added; the caller rolls back with `log`.
+#[allow(clippy::too_many_arguments)]
+fn add_nodes(
+    g: &mut GraphData,
+    gd: &GraphDef,
+    defs: &[&'static dyn ops::OpDef],
+    inputs: &Inputs,
+    order: &[usize],
+    prefix: &str,
+    ids: &mut [usize],
+    log: &mut ImportLog,
+) -> Result<()> {
+    let mut input_types: Vec<(DType, Shape)> = Vec::new();
+    for &i in order {
+        let n = &gd.node[i];
+        let ctx_err = |e: Error| e.context(format!("node '{}' (op '{}')", n.name, n.op));
+        let mut attrs = Attrs::with_capacity(n.attr.len());
+        for (k, v) in &n.attr {
+            let v = v.to_graph().map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?;
+            attrs.insert(k.clone(), v);
+        }
+        if !prefix.is_empty() {
+            if let Some(GraphAttr::ListString(locs)) = attrs.get_mut("_class") {
+                for loc in locs.iter_mut() {
+                    if let Some(rest) = loc.strip_prefix(b"loc:@") {
+                        let mut v = format!("loc:@{prefix}/").into_bytes();
+                        v.extend_from_slice(rest);
+                        *loc = v;
+                    }
+                }
+            }
+        }
+        let mut data_inputs = Vec::new();
+        let mut control_inputs = Vec::new();
+        input_types.clear();
+        for input in inputs.of(i) {
+            match *input {
+                Input::MappedData(o) => data_inputs.push((o.op, o.index)),
+                Input::Data { node, index } => {
+                    let id = ids[node];
+                    let n_out = g.nodes[id].outputs.len();
+                    if index >= n_out {
+                        return Err(Error::invalid_argument(format!(
+                            "Node '{}': Connecting to invalid output {index} of source node {} which has {n_out} outputs",
+                            n.name, gd.node[node].name
+                        )));
+                    }
+                    data_inputs.push((id, index));
+                }
+                Input::Control(node) => push_unique(&mut control_inputs, ids[node]),
+                Input::MappedControl(id) => push_unique(&mut control_inputs, id),
+            }
+        }
+        input_types.extend(data_inputs.iter().map(|&(src, idx)| g.nodes[src].outputs[idx].clone()));
+        let name = if prefix.is_empty() { n.name.clone() } else { format!("{prefix}/{}", n.name) };
+        if g.by_name.contains_key(&name) {
+            let hint = if prefix.is_empty() {
+                "; import with a prefix (the default is \"import\") or into a new graph"
+            } else {
+                ""
+            };
+            return Err(Error::invalid_argument(format!("Node '{name}' already exists in the graph{hint}")));
+        }
+        let mut node = Node {
+            name,
+            op_type: n.op.clone(),
+            inputs: data_inputs,
+            control_inputs,
+            attrs,
+            outputs: Vec::new(),
+            device: n.device.clone(),
+        };
+        let ctx = InferCtx { nodes: &g.nodes, node: &node, inputs: &input_types };
+        node.outputs = defs[i].infer(&ctx).map_err(ctx_err)?;
+        ids[i] = g.push_imported(node, log);
+    }
+    Ok(())
 }
 
 fn unknown_input(node: &str, input: &str) -> Error {
@@ -411,31 +438,23 @@ fn check_versions(gd: &GraphDef) -> Result<()> {
     Ok(())
 }
 
+fn push_unique(v: &mut Vec<usize>, id: usize) {
+    if !v.contains(&id) {
+        v.push(id);
+    }
+}
+
 /// Kahn's algorithm, taking ready nodes in GraphDef order; mapped inputs are no edges.
-fn topological_order(
-    gd: &GraphDef,
-    index: &HashMap<&str, usize>,
-    parsed: &[Vec<Input>],
-    input_map: &HashMap<&str, &Output>,
-    control_map: &HashMap<&str, &Operation>,
-) -> Result<Vec<usize>> {
+fn topological_order(gd: &GraphDef, inputs: &Inputs) -> Result<Vec<usize>> {
     let n = gd.node.len();
     let mut pending = vec![0usize; n];
     let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, ins) in parsed.iter().enumerate() {
-        for input in ins {
-            let src = match *input {
-                Input::Data(src, idx)
-                    if input_map.is_empty() || !input_map.contains_key(format!("{src}:{idx}").as_str()) =>
-                {
-                    src
-                }
-                Input::Control(c) if !control_map.contains_key(c) => c,
-                _ => continue,
-            };
-            let s = index[src];
-            pending[i] += 1;
-            consumers[s].push(i);
+    for (i, count) in pending.iter_mut().enumerate() {
+        for input in inputs.of(i) {
+            if let Input::Data { node: s, .. } | Input::Control(s) = *input {
+                *count += 1;
+                consumers[s].push(i);
+            }
         }
     }
     let mut ready: BinaryHeap<Reverse<usize>> = (0..n).filter(|&i| pending[i] == 0).map(Reverse).collect();
@@ -463,21 +482,23 @@ fn topological_order(
 
 /// An input-mapped tensor must have the dtype of the GraphDef tensor it replaces.
 fn check_mapped_dtypes(
+    g: &GraphData,
     gd: &GraphDef,
-    scratch: &Graph,
-    ids: &HashMap<&str, usize>,
+    index: &HashMap<&str, usize>,
+    ids: &[usize],
     input_map: &HashMap<&str, &Output>,
-    full: &dyn Fn(&str) -> String,
+    prefix: &str,
 ) -> Result<()> {
+    let full = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
     for (key, out) in input_map {
         let (src, idx) = parse_tensor(key);
-        let Some(&id) = ids.get(src) else { continue };
-        let g = scratch.read();
-        let Some((want, _)) = g.nodes[id].outputs.get(idx.unwrap_or(0)).cloned() else {
+        let Some(&i) = index.get(src) else { continue };
+        let outputs = &g.nodes[ids[i]].outputs;
+        let Some((want, _)) = outputs.get(idx.unwrap_or(0)).cloned() else {
             return Err(Error::invalid_argument(format!(
                 "input_map key '{key}' names output {} of node '{src}', which has {} output(s)",
                 idx.unwrap_or(0),
-                g.nodes[id].outputs.len()
+                outputs.len()
             )));
         };
         let got = g.nodes[out.op].outputs[out.index].0;
@@ -490,17 +511,21 @@ fn check_mapped_dtypes(
                 .unwrap_or_else(|| full(src));
             return Err(Error::invalid_argument(format!(
                 "Input '{key}' of node {consumer} was passed {got} from {} incompatible with expected {want}",
-                out.name()
+                g.nodes[out.op].name
             )));
         }
     }
     Ok(())
 }
 
+/// The return element `r` (`"op"` or `"op:i"`) of an import into `graph`, whose data
+/// `g` is (locked by the caller).
 fn return_element(
     graph: &Graph,
+    g: &GraphData,
     r: &str,
-    ids: &HashMap<&str, usize>,
+    index: &HashMap<&str, usize>,
+    ids: &[usize],
     input_map: &HashMap<&str, &Output>,
 ) -> Result<ReturnElement> {
     let (src, idx) = parse_tensor(r);
@@ -509,16 +534,16 @@ fn return_element(
             if let Some(o) = input_map.get(format!("{src}:{i}").as_str()) {
                 return Ok(ReturnElement::Output((*o).clone()));
             }
-            let op = Operation { graph: graph.clone(), id: ids[src] };
-            let n = op.num_outputs();
+            let id = ids[index[src]];
+            let n = g.nodes[id].outputs.len();
             if i >= n {
                 return Err(Error::invalid_argument(format!(
                     "Invalid return output {i} of node '{src}', which has {n} output(s)"
                 )));
             }
-            Ok(ReturnElement::Output(op.output(i)?))
+            Ok(ReturnElement::Output(Output { graph: graph.clone(), op: id, index: i }))
         }
-        None => Ok(ReturnElement::Operation(Operation { graph: graph.clone(), id: ids[src] })),
+        None => Ok(ReturnElement::Operation(Operation { graph: graph.clone(), id: ids[index[src]] })),
     }
 }
 

@@ -40,13 +40,13 @@ pub struct ListValue {
     pub func: Vec<NameAttrList>,
 }
 
-/// The `oneof value` of [`AttrValue`]. Every member is written even when zero.
-#[allow(clippy::large_enum_variant)]
+/// The `oneof value` of [`AttrValue`]. Every member is written even when zero. The
+/// message members are boxed, keeping an attr map entry small.
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum Value {
     /// A list of values.
-    #[prost(message, tag = "1")]
-    List(ListValue),
+    #[prost(message, boxed, tag = "1")]
+    List(Box<ListValue>),
     /// `string` (bytes).
     #[prost(bytes = "vec", tag = "2")]
     S(Vec<u8>),
@@ -63,17 +63,17 @@ pub enum Value {
     #[prost(int32, tag = "6")]
     Type(i32),
     /// `shape`
-    #[prost(message, tag = "7")]
-    Shape(TensorShapeProto),
+    #[prost(message, boxed, tag = "7")]
+    Shape(Box<TensorShapeProto>),
     /// `tensor`
-    #[prost(message, tag = "8")]
-    Tensor(TensorProto),
+    #[prost(message, boxed, tag = "8")]
+    Tensor(Box<TensorProto>),
     /// A placeholder naming an attr of the enclosing function (function bodies only).
     #[prost(string, tag = "9")]
     Placeholder(String),
     /// `func`: a function name with attrs.
-    #[prost(message, tag = "10")]
-    Func(NameAttrList),
+    #[prost(message, boxed, tag = "10")]
+    Func(Box<NameAttrList>),
 }
 
 /// `tensorflow.AttrValue`: the value of one attr of a `NodeDef`.
@@ -130,15 +130,15 @@ impl AttrValue {
 
     /// The proto of a tensorgraph attr value.
     pub fn from_graph(v: &GraphAttr) -> AttrValue {
-        let list = |l: ListValue| AttrValue::new(Value::List(l));
+        let list = |l: ListValue| AttrValue::new(Value::List(Box::new(l)));
         match v {
             GraphAttr::String(s) => AttrValue::new(Value::S(s.clone())),
             GraphAttr::Int(i) => AttrValue::new(Value::I(*i)),
             GraphAttr::Float(f) => AttrValue::new(Value::F(*f)),
             GraphAttr::Bool(b) => AttrValue::new(Value::B(*b)),
             GraphAttr::Type(t) => AttrValue::new(Value::Type(dtype_to_proto(*t))),
-            GraphAttr::Shape(s) => AttrValue::new(Value::Shape(TensorShapeProto::from_shape(s))),
-            GraphAttr::Tensor(t) => AttrValue::new(Value::Tensor(TensorProto::from_tensor(t))),
+            GraphAttr::Shape(s) => AttrValue::new(Value::Shape(Box::new(TensorShapeProto::from_shape(s)))),
+            GraphAttr::Tensor(t) => AttrValue::new(Value::Tensor(Box::new(TensorProto::from_tensor(t)))),
             GraphAttr::ListString(v) => list(ListValue { s: v.clone(), ..Default::default() }),
             GraphAttr::ListInt(v) => list(ListValue { i: v.clone(), ..Default::default() }),
             GraphAttr::ListFloat(v) => list(ListValue { f: v.clone(), ..Default::default() }),
@@ -231,7 +231,7 @@ mod tests {
         assert_eq!(AttrValue::new(Value::I(0)).encode_to_vec(), [0x18, 0x00]);
         assert_eq!(AttrValue::new(Value::B(false)).encode_to_vec(), [0x28, 0x00]);
         assert_eq!(AttrValue::new(Value::S(vec![])).encode_to_vec(), [0x12, 0x00]);
-        assert_eq!(AttrValue::new(Value::List(ListValue::default())).encode_to_vec(), [0x0a, 0x00]);
+        assert_eq!(AttrValue::new(Value::List(Box::default())).encode_to_vec(), [0x0a, 0x00]);
     }
 
     #[test]
@@ -255,9 +255,9 @@ mod tests {
             let back = AttrValue::decode(p.encode_to_vec().as_slice()).unwrap();
             assert_eq!(back.to_graph().unwrap(), v);
         }
-        let f = AttrValue::new(Value::Func(NameAttrList { name: "f".into(), attr: BTreeMap::new() }));
+        let f = AttrValue::new(Value::Func(Box::new(NameAttrList { name: "f".into(), attr: BTreeMap::new() })));
         assert_eq!(f.to_graph().unwrap_err().code, crate::Code::Unimplemented);
-        let mixed = AttrValue::new(Value::List(ListValue { i: vec![1], f: vec![1.0], ..Default::default() }));
+        let mixed = AttrValue::new(Value::List(Box::new(ListValue { i: vec![1], f: vec![1.0], ..Default::default() })));
         assert_eq!(mixed.to_graph().unwrap_err().code, crate::Code::InvalidArgument);
     }
 }
