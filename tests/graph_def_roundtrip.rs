@@ -81,7 +81,9 @@ fn frozen_nodes_match_manifests() {
     let gd = tensorgraph::io::graph_def::read_graph_def(fixtures().join("seed004/frozen.pb")).unwrap();
     for (name, v) in [("v1", 1.0f32), ("v2", 2.0), ("v3", 3.0)] {
         let n = gd.node_named(name).unwrap();
-        let Some(AttrValueKind::Tensor(t)) = &n.attr["value"].value else { panic!("{name} has no tensor value") };
+        let Some(AttrValueKind::Tensor(t)) = &n.attr.get("value").unwrap().value else {
+            panic!("{name} has no tensor value")
+        };
         assert_eq!(t.to_tensor().unwrap(), Tensor::new(&[1], vec![v]).unwrap());
     }
 }
@@ -188,7 +190,7 @@ fn export_without_shapes_writes_inputs_and_attrs() {
     assert_eq!(add_1.input, ["add", "v3/read"]);
     assert!(!add_1.attr.contains_key("_output_shapes"));
     let c = gd.node_named("Const").unwrap();
-    let Some(AttrValueKind::Tensor(t)) = &c.attr["value"].value else { panic!() };
+    let Some(AttrValueKind::Tensor(t)) = &c.attr.get("value").unwrap().value else { panic!() };
     assert_eq!(t.float_val, [1.0]);
     // control inputs come last, written ^name
     let s = g.scope();

@@ -60,7 +60,7 @@ fn tensorflow_pbtxt_is_reproduced_byte_for_byte() {
     assert_eq!(gd.node.len(), 164);
     assert_eq!(gd.versions.as_ref().unwrap().producer, 2474);
     let c = gd.node_named("c").unwrap();
-    match &c.attr["value"].value {
+    match &c.attr.get("value").unwrap().value {
         Some(AttrValueKind::Tensor(t)) => assert_eq!(t.float_val, [1.0]),
         other => panic!("unexpected value attr {other:?}"),
     }
@@ -210,9 +210,9 @@ fn parser_accepts_protobuf_text_syntax() {
     let a = &gd.node[0];
     assert_eq!((a.name.as_str(), a.op.as_str()), ("ab", "Const"));
     assert_eq!(a.input, ["x", "y:1", "^z"]);
-    assert_eq!(a.attr["dtype"], AttrValue::new(AttrValueKind::Type(1)));
-    assert_eq!(a.attr["s"], AttrValue::new(AttrValueKind::S(vec![])));
-    let Some(AttrValueKind::Tensor(t)) = &a.attr["value"].value else { panic!() };
+    assert_eq!(a.attr.get("dtype").unwrap(), &AttrValue::new(AttrValueKind::Type(1)));
+    assert_eq!(a.attr.get("s").unwrap(), &AttrValue::new(AttrValueKind::S(vec![])));
+    let Some(AttrValueKind::Tensor(t)) = &a.attr.get("value").unwrap().value else { panic!() };
     assert_eq!(t.float_val, [1.0, 2.5, -300.0, f32::INFINITY, f32::NEG_INFINITY, 1.5, 0.5]);
     assert_eq!(t.double_val, [1e-5]);
     assert_eq!(t.int64_val, [15]);

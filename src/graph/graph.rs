@@ -1,5 +1,6 @@
 //! `Graph`: an explicit dataflow graph value (no process-wide default graph).
 
+use super::name_index::NameIndex;
 use super::naming::NameTable;
 use super::{Node, Operation, Output, Scope, VariableRecord};
 use crate::error::{Error, Result};
@@ -34,10 +35,33 @@ pub(crate) struct StoredVariable {
 #[derive(Default)]
 pub(crate) struct GraphData {
     pub nodes: Vec<Arc<Node>>,
-    pub by_name: HashMap<String, usize>,
+    pub by_name: NameIndex,
     pub names: NameTable,
     pub collections: BTreeMap<String, Vec<CollectionItem>>,
     pub var_store: HashMap<String, StoredVariable>,
+}
+
+impl GraphData {
+    /// The id of the op named `name`.
+    pub fn node_id(&self, name: &str) -> Option<usize> {
+        self.by_name.get(&self.nodes, name)
+    }
+
+    /// Appends `node`, whose name must be free, registering its name as used.
+    /// Returns its id.
+    pub fn push_node(&mut self, node: Node) -> usize {
+        self.push_node_reporting(node, |_, _| {})
+    }
+
+    /// [`GraphData::push_node`], calling `added(id, len)` for each name it newly marks
+    /// used (see [`NameTable::mark_used_reporting`]).
+    pub fn push_node_reporting(&mut self, node: Node, mut added: impl FnMut(usize, usize)) -> usize {
+        let id = self.nodes.len();
+        self.names.mark_used_reporting(&node.name, |len| added(id, len));
+        self.by_name.insert(&self.nodes, &node.name, id);
+        self.nodes.push(Arc::new(node));
+        id
+    }
 }
 
 pub(crate) struct GraphInner {
@@ -101,11 +125,11 @@ impl Graph {
     /// The operation named `name` (`graph.get_operation_by_name`).
     /// Errors: `NotFound` naming it; `InvalidArgument` when given a tensor name (`add:0`).
     pub fn operation_by_name(&self, name: &str) -> Result<Operation> {
-        if let Some(id) = self.read().by_name.get(name) {
-            return Ok(Operation { graph: self.clone(), id: *id });
+        if let Some(id) = self.read().node_id(name) {
+            return Ok(Operation { graph: self.clone(), id });
         }
         if let Some((op, _)) = name.rsplit_once(':') {
-            if self.read().by_name.contains_key(op) {
+            if self.read().node_id(op).is_some() {
                 return Err(Error::invalid_argument(format!(
                     "The name '{name}' refers to a Tensor, not an Operation; write '{op}' for the operation"
                 )));
@@ -119,7 +143,7 @@ impl Graph {
     /// missing op, `OutOfRange` for an index past the op's outputs.
     pub fn tensor_by_name(&self, name: &str) -> Result<Output> {
         let Some((op, idx)) = name.rsplit_once(':') else {
-            let hint = if self.read().by_name.contains_key(name) {
+            let hint = if self.read().node_id(name).is_some() {
                 format!("; the operation '{name}' exists, so write '{name}:0' for its first output")
             } else {
                 String::new()
@@ -131,7 +155,7 @@ impl Graph {
         let index: usize = idx.parse().map_err(|_| {
             Error::invalid_argument(format!("The name '{name}' has an output index '{idx}' that is not a number"))
         })?;
-        let id = *self.read().by_name.get(op).ok_or_else(|| {
+        let id = self.read().node_id(op).ok_or_else(|| {
             Error::not_found(format!("The name '{name}' refers to a Tensor which does not exist. The operation, '{op}', does not exist in the graph."))
         })?;
         Operation { graph: self.clone(), id }.output(index)

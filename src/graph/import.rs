@@ -4,7 +4,6 @@
 
 use super::graph::GraphData;
 use super::Node;
-use std::sync::Arc;
 
 /// What an import has added to a [`GraphData`] so far, to take back on error.
 #[derive(Debug, Default)]
@@ -18,7 +17,7 @@ impl GraphData {
     /// Starts an import: makes room for `n` nodes and remembers where they begin.
     pub(crate) fn begin_import(&mut self, n: usize) -> ImportLog {
         self.nodes.reserve(n);
-        self.by_name.reserve(n);
+        self.by_name.reserve(&self.nodes, n);
         self.names.reserve(n);
         ImportLog { base: self.nodes.len(), names: Vec::new() }
     }
@@ -26,12 +25,7 @@ impl GraphData {
     /// Appends an imported node whose name the caller found free, registering the name.
     /// Returns its id.
     pub(crate) fn push_imported(&mut self, node: Node, log: &mut ImportLog) -> usize {
-        debug_assert!(!self.by_name.contains_key(&node.name), "{} is taken", node.name);
-        let id = self.nodes.len();
-        self.names.mark_used_reporting(&node.name, |len| log.names.push((id, len)));
-        self.by_name.insert(node.name.clone(), id);
-        self.nodes.push(Arc::new(node));
-        id
+        self.push_node_reporting(node, |id, len| log.names.push((id, len)))
     }
 
     /// Removes every node and name the import logged.
@@ -39,8 +33,9 @@ impl GraphData {
         for &(id, len) in &log.names {
             self.names.forget(&self.nodes[id].name[..len]);
         }
-        for node in self.nodes.drain(log.base..) {
-            self.by_name.remove(&node.name);
+        for id in (log.base..self.nodes.len()).rev() {
+            self.by_name.remove(&self.nodes, &self.nodes[id].name);
         }
+        self.nodes.truncate(log.base);
     }
 }

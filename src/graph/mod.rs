@@ -6,6 +6,7 @@ pub mod collections;
 #[allow(clippy::module_inception)]
 mod graph;
 mod import;
+mod name_index;
 mod naming;
 mod node;
 mod scope;

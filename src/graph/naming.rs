@@ -1,7 +1,8 @@
 //! Unique op names exactly as TensorFlow's `Graph.unique_name`: `add`, `add_1`, ...;
 //! names are compared case-insensitively, and a uniquified name is itself marked used.
 
-use rustc_hash::FxHashMap as HashMap;
+use hashbrown::HashMap;
+use rustc_hash::FxBuildHasher;
 use std::borrow::Cow;
 
 /// The table's key for `name`: lowercased, borrowed when it already is.
@@ -16,7 +17,7 @@ fn lowercase(name: &str) -> Cow<'_, str> {
 /// The names in use in one graph, with the next suffix for each.
 #[derive(Debug, Default, Clone)]
 pub struct NameTable {
-    in_use: HashMap<String, usize>,
+    in_use: HashMap<String, usize, FxBuildHasher>,
     /// Bumped by every change, so a copy can tell whether the original changed since.
     version: u64,
 }
@@ -54,9 +55,8 @@ impl NameTable {
         // the name and every enclosing scope of it are in use, as in TensorFlow
         let mut part = name;
         loop {
-            let key = lowercase(part);
-            if !self.in_use.contains_key(key.as_ref()) {
-                self.in_use.insert(key.into_owned(), 1);
+            if let hashbrown::hash_map::EntryRef::Vacant(e) = self.in_use.entry_ref(lowercase(part).as_ref()) {
+                e.insert(1);
                 added(part.len());
             }
             match part.rfind('/') {

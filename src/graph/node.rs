@@ -11,8 +11,8 @@ use std::fmt;
 pub struct Node {
     /// Unique name (`layer1/MatMul`).
     pub name: String,
-    /// TensorFlow op type (`MatMul`).
-    pub op_type: String,
+    /// TensorFlow op type (`MatMul`), as registered (see [`crate::ops::lookup`]).
+    pub op_type: &'static str,
     /// Data inputs as (node id, output index).
     pub inputs: Vec<(usize, usize)>,
     /// Control inputs (node ids), written `^name` in a `GraphDef`.
@@ -99,7 +99,7 @@ impl Operation {
     }
     /// The TensorFlow op type (`MatMul`).
     pub fn op_type(&self) -> String {
-        self.graph.with_node(self.id, |n| n.op_type.clone())
+        self.graph.with_node(self.id, |n| n.op_type.to_string())
     }
     /// The op's output `index` (`name:index`). Errors: `OutOfRange` when the op has fewer outputs.
     pub fn output(&self, index: usize) -> Result<Output> {

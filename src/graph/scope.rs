@@ -6,7 +6,6 @@ use super::{AttrValue, Attrs, Graph, Node, Operation, Output};
 use crate::error::{Error, Result};
 use crate::ops::{self, InferCtx};
 use crate::tensor::Shape;
-use std::sync::Arc;
 
 /// Whether `get_variable` creates or reuses variables (TensorFlow's `reuse` argument of
 /// `tf.variable_scope`).
@@ -248,7 +247,7 @@ impl OpBuilder<'_> {
         check_op_name(&name)?;
         let mut node = Node {
             name: name.clone(),
-            op_type: self.op_type.clone(),
+            op_type: def.op_type(),
             inputs: self.inputs.iter().map(|o| (o.op, o.index)).collect(),
             control_inputs: self
                 .scope
@@ -284,11 +283,7 @@ impl OpBuilder<'_> {
 impl Graph {
     /// Appends a finished node, registering its name. Returns its handle.
     pub(crate) fn insert_node(&self, node: Node) -> Operation {
-        let mut g = self.write();
-        let id = g.nodes.len();
-        g.names.mark_used(&node.name);
-        g.by_name.insert(node.name.clone(), id);
-        g.nodes.push(Arc::new(node));
+        let id = self.write().push_node(node);
         Operation { graph: self.clone(), id }
     }
 }

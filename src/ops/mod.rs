@@ -117,7 +117,7 @@ impl InferCtx<'_> {
     pub fn const_input(&self, i: usize) -> Option<Tensor> {
         let (src, idx) = *self.node.inputs.get(i)?;
         let n = self.nodes.get(src)?;
-        match n.op_type.as_str() {
+        match n.op_type {
             "Const" => n.attr_tensor("value").ok().cloned(),
             "Shape" => {
                 let (isrc, iidx) = *n.inputs.first()?;

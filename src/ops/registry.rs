@@ -2,11 +2,11 @@
 
 use super::OpDef;
 use crate::error::{Error, Result};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::LazyLock;
 
 static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock::new(|| {
-    let mut m: HashMap<&'static str, &'static dyn OpDef> = HashMap::new();
+    let mut m: HashMap<&'static str, &'static dyn OpDef> = HashMap::default();
     for def in super::array::DEFS
         .iter()
         .chain(super::math::DEFS)

@@ -137,7 +137,7 @@ assign_update!(
 /// The kernel of `AssignAdd`/`AssignAddVariableOp` (`subtract`: `AssignSub`/`AssignSubVariableOp`)
 /// on the variable at input 0; returns the new value.
 pub(super) fn add_to_variable(ctx: &KernelCtx, subtract: bool, uninit: fn(&str) -> Error) -> Result<Vec<Tensor>> {
-    let ty = ctx.node.op_type.as_str();
+    let ty = ctx.node.op_type;
     if subtract {
         update(
             ctx,

@@ -123,7 +123,7 @@ impl Session {
     /// (a resource variable's are its `VarHandleOp`'s `dtype` and `shape` attrs).
     pub fn set_variable_value(&self, var: &Operation, value: Tensor) -> Result<()> {
         let node = var.node();
-        let (dtype, shape) = match node.op_type.as_str() {
+        let (dtype, shape) = match node.op_type {
             "VariableV2" => node.outputs.first().cloned().ok_or_else(|| Error::internal("variable without output"))?,
             "VarHandleOp" => (node.attr_type("dtype")?, node.attr_shape("shape")?.clone()),
             _ => {

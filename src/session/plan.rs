@@ -118,17 +118,17 @@ impl Plan {
                 return Ok(Source::Slot(s));
             }
             let n = &nodes[src.0];
-            if is_variable_op(&n.op_type) {
+            if is_variable_op(n.op_type) {
                 return Ok(Source::Var(state.var_slot(src.0), n.name.clone()));
             }
             Err(Error::internal(format!("no value slot for {}:{}", n.name, src.1)))
         };
         for id in order {
             let node = nodes[id].clone();
-            if is_variable_op(&node.op_type) {
+            if is_variable_op(node.op_type) {
                 continue;
             }
-            let def = ops::lookup(&node.op_type)?;
+            let def = ops::lookup(node.op_type)?;
             let refs = def.ref_inputs();
             let mut inputs = Vec::with_capacity(node.inputs.len());
             let mut vars = Vec::with_capacity(node.inputs.len());

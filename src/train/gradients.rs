@@ -98,7 +98,7 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
         if !node.outputs.iter().any(|(d, _)| d.is_floating()) {
             continue;
         }
-        let def = ops::lookup(&node.op_type)?;
+        let def = ops::lookup(node.op_type)?;
         let scope = root.name_scope(&format!("{}_grad", node.name));
         let ctx = GradCtx {
             scope: &scope,

@@ -4,10 +4,10 @@
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::io::proto::{AttrValue, AttrValueKind, GraphDef, NodeDef, TensorProto, DT_RESOURCE};
+use crate::io::proto::{AttrMap, AttrValue, AttrValueKind, GraphDef, NodeDef, TensorProto, DT_RESOURCE};
 use crate::session::Session;
 use crate::tensor::Tensor;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 /// Op types of variables that freezing turns into `Const` nodes (TensorFlow's list).
 const VARIABLE_OPS: [&str; 3] = ["Variable", "VariableV2", "VarHandleOp"];
@@ -97,7 +97,7 @@ pub fn extract_sub_graph(graph_def: &GraphDef, dest_nodes: &[&str]) -> Result<Gr
 /// The `Const` node TensorFlow writes for a frozen variable: only its name, op, `dtype` and
 /// `value` (`make_tensor_proto` of the value; device and other attrs are dropped).
 fn const_node(name: &str, dtype: AttrValue, value: &Tensor) -> NodeDef {
-    let mut attr = BTreeMap::new();
+    let mut attr = AttrMap::new();
     attr.insert("dtype".to_string(), dtype);
     attr.insert("value".to_string(), AttrValue::new(AttrValueKind::Tensor(Box::new(TensorProto::from_tensor(value)))));
     NodeDef { name: name.to_string(), op: "Const".to_string(), attr, ..Default::default() }
@@ -212,7 +212,7 @@ pub fn freeze(graph: &Graph, session: &Session, outputs: &[&str]) -> Result<Grap
             match n.op.as_str() {
                 "ReadVariableOp" => {
                     let old = gd.node[i].clone();
-                    let mut attr = BTreeMap::new();
+                    let mut attr = AttrMap::new();
                     attr.insert("T".to_string(), old.attr.get("dtype").cloned().unwrap_or(dtype));
                     if let Some(c) = old.attr.get("_class") {
                         attr.insert("_class".to_string(), c.clone());

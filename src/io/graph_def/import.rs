@@ -388,7 +388,7 @@ fn add_nodes(
         }
         input_types.extend(data_inputs.iter().map(|&(src, idx)| g.nodes[src].outputs[idx].clone()));
         let name = if prefix.is_empty() { n.name.clone() } else { format!("{prefix}/{}", n.name) };
-        if g.by_name.contains_key(&name) {
+        if g.node_id(&name).is_some() {
             let hint = if prefix.is_empty() {
                 "; import with a prefix (the default is \"import\") or into a new graph"
             } else {
@@ -398,7 +398,7 @@ fn add_nodes(
         }
         let mut node = Node {
             name,
-            op_type: n.op.clone(),
+            op_type: defs[i].op_type(),
             inputs: data_inputs,
             control_inputs,
             attrs,

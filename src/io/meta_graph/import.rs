@@ -106,7 +106,7 @@ fn saver_vars(
     let mut map = BTreeMap::new();
     for c in restore_all.node().control_inputs {
         let assign = graph.node(c);
-        if !matches!(assign.op_type.as_str(), "Assign" | "AssignVariableOp") || assign.inputs.len() != 2 {
+        if !matches!(assign.op_type, "Assign" | "AssignVariableOp") || assign.inputs.len() != 2 {
             return Ok(None);
         }
         let Some(var) = by_op.get(&assign.inputs[0].0) else { return Ok(None) };

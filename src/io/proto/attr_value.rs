@@ -3,13 +3,12 @@
 
 use super::tensor::TensorProto;
 use super::types::{dtype_from_proto, dtype_to_proto, TensorShapeProto};
-use super::wire;
+use super::wire::{self, AttrMap};
 use crate::error::{Error, Result};
 use crate::graph::AttrValue as GraphAttr;
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{self, DecodeContext, WireType};
 use prost::DecodeError;
-use std::collections::BTreeMap;
 
 /// `tensorflow.AttrValue.ListValue`: a list attr. Only one of the fields is used.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -90,7 +89,7 @@ pub struct NameAttrList {
     /// The function name.
     pub name: String,
     /// Attrs, written in TensorFlow's key order.
-    pub attr: BTreeMap<String, AttrValue>,
+    pub attr: AttrMap<AttrValue>,
 }
 
 impl prost::Message for NameAttrList {
@@ -109,7 +108,7 @@ impl prost::Message for NameAttrList {
     ) -> Result<(), DecodeError> {
         match tag {
             1 => encoding::string::merge(wire_type, &mut self.name, buf, ctx),
-            2 => wire::merge_message_map(wire_type, &mut self.attr, buf, ctx),
+            2 => wire::merge_attr_map(wire_type, &mut self.attr, buf, ctx),
             _ => encoding::skip_field(wire_type, tag, buf, ctx),
         }
     }
@@ -255,7 +254,7 @@ mod tests {
             let back = AttrValue::decode(p.encode_to_vec().as_slice()).unwrap();
             assert_eq!(back.to_graph().unwrap(), v);
         }
-        let f = AttrValue::new(Value::Func(Box::new(NameAttrList { name: "f".into(), attr: BTreeMap::new() })));
+        let f = AttrValue::new(Value::Func(Box::new(NameAttrList { name: "f".into(), attr: AttrMap::new() })));
         assert_eq!(f.to_graph().unwrap_err().code, crate::Code::Unimplemented);
         let mixed = AttrValue::new(Value::List(Box::new(ListValue { i: vec![1], f: vec![1.0], ..Default::default() })));
         assert_eq!(mixed.to_graph().unwrap_err().code, crate::Code::InvalidArgument);

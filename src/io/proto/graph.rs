@@ -1,11 +1,10 @@
 //! `NodeDef`, `GraphDef`, `VersionDef` and `FunctionDefLibrary` (formats.md §3.5, §3.6).
 
 use super::attr_value::AttrValue;
-use super::wire;
+use super::wire::{self, AttrMap};
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{self, DecodeContext, WireType};
 use prost::DecodeError;
-use std::collections::BTreeMap;
 
 /// `NodeDef.ExperimentalDebugInfo`: where a node came from (passed through).
 #[derive(Clone, PartialEq, Eq, prost::Message)]
@@ -30,7 +29,7 @@ pub struct NodeDef {
     /// Requested device (`/device:CPU:0`), empty when unplaced.
     pub device: String,
     /// Attrs; written in TensorFlow's key order (formats.md §0.4).
-    pub attr: BTreeMap<String, AttrValue>,
+    pub attr: AttrMap<AttrValue>,
     /// Field 6, passed through.
     pub experimental_debug_info: Option<ExperimentalDebugInfo>,
     /// Field 7, a serialized `FullTypeDef`, passed through as bytes.
@@ -67,7 +66,7 @@ impl prost::Message for NodeDef {
             2 => encoding::string::merge(wire_type, &mut self.op, buf, ctx),
             3 => encoding::string::merge_repeated(wire_type, &mut self.input, buf, ctx),
             4 => encoding::string::merge(wire_type, &mut self.device, buf, ctx),
-            5 => wire::merge_message_map(wire_type, &mut self.attr, buf, ctx),
+            5 => wire::merge_attr_map(wire_type, &mut self.attr, buf, ctx),
             6 => wire::merge_opt(wire_type, &mut self.experimental_debug_info, buf, ctx),
             7 => encoding::bytes::merge(wire_type, self.experimental_type.get_or_insert_with(Vec::new), buf, ctx),
             _ => encoding::skip_field(wire_type, tag, buf, ctx),

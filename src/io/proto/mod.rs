@@ -33,4 +33,4 @@ pub use types::{
     data_type_name, dtype_from_proto, dtype_to_proto, Dim, TensorShapeProto, DT_INVALID, DT_REF_OFFSET, DT_RESOURCE,
     DT_VARIANT,
 };
-pub use wire::tf_key_order;
+pub use wire::{tf_key_order, AttrMap};
