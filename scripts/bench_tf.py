@@ -19,11 +19,13 @@ unset (TF's default; removed from the environment if set).
   (d) a 20,000-node chain (placeholder x float32 [1], a Const, then 19,998 AddV2 ops
       add, add_1, ... each adding the Const to the previous): Python graph building
       (tf.add in a new tf.Graph, graph mode) and tf.import_graph_def(gd, name="") of its
-      GraphDef into a new graph. Median ms over --graph-reps. Compare with
-      benches/graph_import.rs (graph_20000/build, graph_20000/import).
+      GraphDef into a new graph, and the same import from the serialized bytes
+      (GraphDef.FromString, then tf.import_graph_def). Median ms over --graph-reps.
+      Compare with benches/graph_import.rs (graph_20000/build, graph_20000/import,
+      graph_20000/parse_and_import).
 Prints one JSON line: {"tf_add_run_us": ..., "tf_mlp_adam_step_ms": ...,
 "tf_save_256mib_s": ..., "tf_restore_256mib_s": ..., "tf_build_20000_ms": ...,
-"tf_import_20000_ms": ...}
+"tf_import_20000_ms": ..., "tf_parse_import_20000_ms": ...}
 """
 import argparse
 import json
@@ -129,19 +131,23 @@ def build_chain(nodes=20000):
 
 
 def bench_graph(reps, nodes=20000):
-    """Median ms of building the chain in Python and of tf.import_graph_def of its GraphDef."""
+    """Median ms of building the chain in Python, of tf.import_graph_def of its GraphDef,
+    and of that import from the serialized bytes."""
     gd = build_chain(nodes).as_graph_def()
     assert len(gd.node) == nodes, len(gd.node)
     ops = sorted({n.op for n in gd.node})
     print("bench_tf: chain graph of %d nodes, op types %s" % (len(gd.node), ops), file=sys.stderr)
 
-    def do_import():
+    data = gd.SerializeToString()
+
+    def do_import(parse):
         with tf.Graph().as_default():
-            tf.import_graph_def(gd, name="")
+            tf.import_graph_def(tf1.GraphDef.FromString(data) if parse else gd, name="")
 
     build = median_time(lambda: build_chain(nodes), reps, warmup=1)
-    imp = median_time(do_import, reps, warmup=1)
-    return build * 1e3, imp * 1e3
+    imp = median_time(lambda: do_import(False), reps, warmup=1)
+    parse_imp = median_time(lambda: do_import(True), reps, warmup=1)
+    return build * 1e3, imp * 1e3, parse_imp * 1e3
 
 
 def main():
@@ -165,9 +171,10 @@ def main():
         res["tf_save_256mib_s"] = round(save_s, 4)
         res["tf_restore_256mib_s"] = round(restore_s, 4)
     if not a.only_checkpoint:
-        build_ms, import_ms = bench_graph(a.graph_reps)
+        build_ms, import_ms, parse_import_ms = bench_graph(a.graph_reps)
         res["tf_build_20000_ms"] = round(build_ms, 2)
         res["tf_import_20000_ms"] = round(import_ms, 2)
+        res["tf_parse_import_20000_ms"] = round(parse_import_ms, 2)
     print(json.dumps(res))
 
 

@@ -33,25 +33,25 @@ pub(crate) fn broadcast_partial(a: &Shape, b: &Shape) -> Result<Shape> {
         return Ok(Shape::unknown());
     };
     let n = da.len().max(db.len());
-    let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        let x = if i + da.len() >= n { da[i + da.len() - n] } else { Some(1) };
-        let y = if i + db.len() >= n { db[i + db.len() - n] } else { Some(1) };
-        out.push(match (x, y) {
-            (Some(x), Some(y)) if x == y => Some(x),
-            (Some(1), y) => y,
-            (x, Some(1)) => x,
-            (Some(x), Some(y)) => {
-                return Err(Error::invalid_argument(format!(
-                    "Dimensions must be equal, but are {x} and {y} for shapes {a} and {b}"
-                )))
-            }
-            (None, Some(y)) => Some(y),
-            (Some(x), None) => Some(x),
-            (None, None) => None,
-        });
-    }
-    Ok(Shape::partial(&out))
+    (0..n)
+        .map(|i| {
+            let x = if i + da.len() >= n { da[i + da.len() - n] } else { Some(1) };
+            let y = if i + db.len() >= n { db[i + db.len() - n] } else { Some(1) };
+            Ok(match (x, y) {
+                (Some(x), Some(y)) if x == y => Some(x),
+                (Some(1), y) => y,
+                (x, Some(1)) => x,
+                (Some(x), Some(y)) => {
+                    return Err(Error::invalid_argument(format!(
+                        "Dimensions must be equal, but are {x} and {y} for shapes {a} and {b}"
+                    )))
+                }
+                (None, Some(y)) => Some(y),
+                (Some(x), None) => Some(x),
+                (None, None) => None,
+            })
+        })
+        .collect()
 }
 
 /// The element-wise binary ops that share broadcasting and their inference.

@@ -90,6 +90,13 @@ impl Shape {
     }
 }
 
+/// A shape of known rank from its dimensions (`None`: unknown).
+impl FromIterator<Option<usize>> for Shape {
+    fn from_iter<I: IntoIterator<Item = Option<usize>>>(dims: I) -> Self {
+        Shape { dims: Some(dims.into_iter().collect()) }
+    }
+}
+
 impl From<&[usize]> for Shape {
     fn from(d: &[usize]) -> Self {
         Shape::known(d)

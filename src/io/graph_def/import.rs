@@ -188,9 +188,14 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
             return Err(Error::invalid_argument(format!("Node '{}' is not unique", n.name)));
         }
     }
-    let mut defs = Vec::with_capacity(nodes.len());
+    let mut defs: Vec<&'static dyn ops::OpDef> = Vec::with_capacity(nodes.len());
     for n in nodes {
-        defs.push(ops::lookup(&n.op).map_err(|e| e.context(format!("node '{}' (op '{}')", n.name, n.op)))?);
+        // runs of one op type are common (a chain of adds, a layer's ops)
+        let def = match defs.last() {
+            Some(last) if last.op_type() == n.op => *last,
+            _ => ops::lookup(&n.op).map_err(|e| e.context(format!("node '{}' (op '{}')", n.name, n.op)))?,
+        };
+        defs.push(def);
     }
     let input_map: HashMap<&str, &Output> = options.input_map.iter().map(|(k, v)| (k.as_str(), v)).collect();
     let control_map: HashMap<&str, &Operation> = options.control_map.iter().map(|(k, v)| (k.as_str(), v)).collect();
@@ -365,7 +370,7 @@ fn add_nodes(
                 }
             }
         }
-        let mut data_inputs = Vec::new();
+        let mut data_inputs = Vec::with_capacity(n.input.len());
         let mut control_inputs = Vec::new();
         input_types.clear();
         for input in inputs.of(i) {
