@@ -235,6 +235,12 @@ fn errors_exit_1_with_a_message() {
     // a feed of the wrong shape names the tensor
     let inputs = s(&fixtures().join("mlp/expected_probs.npy"));
     fails(&["run", &pb, "--feed", &format!("x={inputs}"), "--fetch", "probs:0"], "x:0");
+    // one tensor fed twice (as `x` and `x:0`)
+    let x = s(&fixtures().join("mlp/inputs.npy"));
+    fails(
+        &["run", &pb, "--feed", &format!("x={x}"), "--feed", &format!("x:0={x}"), "--fetch", "probs:0"],
+        "Tensor x:0 is fed more than once",
+    );
     // unknown tensor names
     fails(&["run", &pb, "--fetch", "nope:0"], "nope");
     fails(&["run", &pb, "--feed", &format!("nope={inputs}"), "--fetch", "probs:0"], "nope");

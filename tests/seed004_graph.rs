@@ -76,6 +76,10 @@ fn runs_to_manifest_values() {
     assert!(e.message.contains("add:0"), "{e}");
     let e = sess.run(&[(&add, Tensor::new(&[2], vec![1.0f32, 2.0]).unwrap())], &[&add_1], &[]).unwrap_err();
     assert!(e.message.contains("Cannot feed value of shape [2] for Tensor add:0, which has shape [1]"), "{e}");
+    let ten = || Tensor::new(&[1], vec![10.0f32]).unwrap();
+    let e = sess.run(&[(&add, ten()), (&add, ten())], &[&add_1], &[]).unwrap_err();
+    assert_eq!(e.code, tensorgraph::Code::InvalidArgument);
+    assert!(e.message.contains("Tensor add:0 is fed more than once"), "{e}");
     let _ = DType::Float;
 }
 

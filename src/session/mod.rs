@@ -40,7 +40,8 @@ impl Session {
     /// `targets` are run for their effects. Only the ops these need are run.
     ///
     /// Errors: `InvalidArgument` when a feed has the wrong dtype or shape (naming the
-    /// tensor), a placeholder is not fed, or a tensor belongs to another graph;
+    /// tensor), a tensor is fed twice, a placeholder is not fed, or a tensor belongs to
+    /// another graph;
     /// `FailedPrecondition` when an uninitialized variable is read (naming it); any
     /// kernel error, prefixed with the op's name.
     pub fn run(&self, feeds: &[(&Output, Tensor)], fetches: &[&Output], targets: &[&Operation]) -> Result<Vec<Tensor>> {

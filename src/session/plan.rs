@@ -57,7 +57,15 @@ impl Plan {
         let (feeds, fetches, targets) = key;
         let g = graph.read();
         let nodes = &g.nodes;
-        let fed: HashMap<(usize, usize), usize> = feeds.iter().enumerate().map(|(i, f)| (*f, i)).collect();
+        let mut fed: HashMap<(usize, usize), usize> = HashMap::default();
+        for (i, &(op, idx)) in feeds.iter().enumerate() {
+            if fed.insert((op, idx), i).is_some() {
+                return Err(Error::invalid_argument(format!(
+                    "Tensor {}:{idx} is fed more than once; give each fed tensor one value",
+                    nodes[op].name
+                )));
+            }
+        }
 
         // which ops are needed: walk back from fetches and targets, not through fed edges
         let mut needed = vec![false; nodes.len()];
