@@ -38,42 +38,9 @@ import subprocess
 import sys
 import tempfile
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-tf1 = tf.compat.v1
-tf.get_logger().setLevel("ERROR")
+from tfcheck import Checker, np, tf, tf1
 
 BITS = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64, "complex64": 32, "complex128": 64}
-
-
-def brief(e):
-    """One line from an exception: TF's messages minus their stack traces."""
-    text = str(e).split("Original stack trace")[0]
-    keep = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith(
-        ("File ", "Detected at", "Node:", "[[", "Graph execution error"))]
-    return ("%s: %s" % (type(e).__name__, " | ".join(keep)))[:500]
-
-
-class Checker:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, title, fn):
-        """Run fn(); it returns None/True for PASS, or raises/returns a string for FAIL."""
-        try:
-            res = fn()
-            err = res if isinstance(res, str) else None
-        except Exception as e:  # any error is a failed check, with its reason
-            err = brief(e)
-        if err is None:
-            self.passed += 1
-            print("PASS  %s" % title)
-        else:
-            self.failed += 1
-            print("FAIL  %s\n      %s" % (title, err))
-        return err is None
 
 
 def flat_data(value, dtype):
@@ -167,8 +134,7 @@ def main(argv):
 
     c.check("manifest.json in %s loads" % out, load_manifest)
     if "m" not in st:
-        print("interop: %d passed, %d failed" % (c.passed, c.failed))
-        return 1
+        return c.summary()
     m = st["m"]
 
     for ck in m["checkpoints"]:
@@ -337,8 +303,7 @@ def main(argv):
         c.check("tensorgraph inspect DIR --json --values reads a TF2 object-based checkpoint "
                 "(tf.train.Checkpoint.save) like TF", tf2_object_checkpoint)
 
-    print("interop: %d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed else 0
+    return c.summary()
 
 
 if __name__ == "__main__":

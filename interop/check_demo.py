@@ -26,12 +26,7 @@ import json
 import os
 import sys
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-tf1 = tf.compat.v1
-tf.get_logger().setLevel("ERROR")
+from tfcheck import Checker, np, tf, tf1
 RTOL, ATOL = 1e-5, 1e-6
 
 
@@ -56,36 +51,8 @@ def build_model(num_features, hidden, num_classes, learning_rate=0.01):
     return {"x": x, "y": y, "probs": probs, "loss": loss, "train": train}
 
 
-def brief(e):
-    """One line from an exception: TF's messages minus their stack traces."""
-    text = str(e).split("Original stack trace")[0]
-    keep = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith(
-        ("File ", "Detected at", "Node:", "[[", "Graph execution error"))]
-    return ("%s: %s" % (type(e).__name__, " | ".join(keep)))[:500]
-
-
 def var_name(v):
     return v.name[:-2] if v.name.endswith(":0") else v.name
-
-
-class Checker:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, title, fn):
-        """Run fn(); it returns None/True for PASS, or raises/returns a string for FAIL."""
-        try:
-            res = fn()
-            err = res if isinstance(res, str) else None
-        except Exception as e:  # any error is a failed check, with its reason
-            err = brief(e)
-        if err is None:
-            self.passed += 1
-            print("PASS  %s" % title)
-        else:
-            self.failed += 1
-            print("FAIL  %s\n      %s" % (title, err))
-        return err is None
 
 
 def main(argv):
@@ -181,8 +148,7 @@ def main(argv):
     c.check("tf.train.Saver().restore + probs match forecast.json (rtol=1e-5, atol=1e-6)",
             lambda: needs("graph", "xs") or restore_and_compare())
 
-    print("interop: %d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed else 0
+    return c.summary()
 
 
 if __name__ == "__main__":
