@@ -157,4 +157,12 @@ fn errors() {
     // a session of another graph
     let (_, other_sess) = seed004();
     assert_eq!(freeze(&g, &other_sess, &["add_1"]).unwrap_err().code, Code::InvalidArgument);
+    // an output index past the op's outputs, and no outputs at all
+    let e = freeze(&g, &sess, &["add_1:1"]).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("'add_1:1'") && e.message.contains("1 output(s)"), "{e}");
+    assert_eq!(freeze(&g, &sess, &["add_1:0"]).unwrap().node.len(), 8);
+    let e = freeze(&g, &sess, &[]).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("at least one output"), "{e}");
 }

@@ -174,6 +174,10 @@ fn input_map_replaces_tensors_and_is_checked() {
     let int = ops::constant(&g.scope(), Tensor::new(&[1], vec![1i32]).unwrap()).unwrap();
     let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().input_map("v1/read", &int)).unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument, "{e}");
+    assert!(
+        e.message.contains("Input 'v1/read:0' of node import_2/add was passed int32 from Const:0 incompatible with expected float32 (input_map['v1/read:0'])"),
+        "the message names the input map, not a dtype clash inside the consumer: {e}"
+    );
     // a tensor of another graph
     let other = Graph::new();
     let c = ops::constant(&other.scope(), Tensor::new(&[1], vec![1f32]).unwrap()).unwrap();
@@ -306,4 +310,48 @@ fn a_failure_late_in_an_import_rolls_back_every_node_and_name() {
         ["import/Scope/a", "import/Scope/inner/b", "import/c"]
     );
     assert_eq!(g.num_ops(), 6);
+}
+
+#[test]
+fn names_prefixes_and_colocation_are_checked_as_tensorflow_does() {
+    use tensorgraph::io::proto::AttrValue as ProtoAttr;
+    let placeholder = |name: &str| NodeDef {
+        name: name.into(),
+        op: "Placeholder".into(),
+        attr: [("dtype".to_string(), ProtoAttr::from_graph(&AttrValue::Type(DType::Float)))].into_iter().collect(),
+        ..Default::default()
+    };
+    let one = |name: &str| GraphDef { node: vec![placeholder(name)], ..Default::default() };
+    let g = Graph::new();
+    for bad in ["a b", "a:0", "^a", "/a", "_a", "h\u{e9}llo", "a>", "a>/b"] {
+        let e = import_graph_def(&g, &one(bad), &ImportGraphDefOptions::new()).unwrap_err();
+        assert_eq!(e.code, Code::InvalidArgument);
+        assert!(e.message.contains(&format!("Node '{bad}': Node name contains invalid characters")), "{e}");
+    }
+    // TensorFlow's rule allows these
+    for good in ["a/", "a//b", ".a", "a-b.c_d", "a>b", "9"] {
+        import_graph_def(&g, &one(good), &ImportGraphDefOptions::new().prefix("ok")).unwrap();
+    }
+    let e = import_graph_def(&g, &one("a"), &ImportGraphDefOptions::new().prefix("bad name!")).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("'bad name!' is not a valid scope name"), "{e}");
+
+    // colocation with a node the GraphDef lacks
+    let mut coloc = placeholder("a");
+    coloc
+        .attr
+        .insert("_class".to_string(), ProtoAttr::from_graph(&AttrValue::ListString(vec![b"loc:@missing".to_vec()])));
+    let gd = GraphDef { node: vec![coloc], ..Default::default() };
+    let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new()).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("Node 'a' expects to be colocated with unknown node 'missing'"), "{e}");
+
+    // the prefix is taken whether the import succeeds or fails (TensorFlow enters the scope first)
+    let g = Graph::new();
+    let unknown = GraphDef {
+        node: vec![NodeDef { name: "q".into(), op: "Frobnicate".into(), ..Default::default() }],
+        ..Default::default()
+    };
+    assert_eq!(import_graph_def(&g, &unknown, &ImportGraphDefOptions::new()).unwrap_err().code, Code::Unimplemented);
+    assert_eq!(import_graph_def(&g, &one("a"), &ImportGraphDefOptions::new()).unwrap().prefix, "import_1");
 }

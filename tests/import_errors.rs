@@ -37,6 +37,58 @@ fn a_type_attr_that_contradicts_the_input_is_refused() {
 }
 
 #[test]
+fn missing_and_wrong_kinds_of_attrs_are_refused() {
+    let placeholder = r#"node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }"#;
+    let cases = [
+        // a Const whose dtype contradicts its value
+        (
+            r#"node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2.5 } } } }"#
+                .to_string(),
+            "Type mismatch between value (float32) and dtype (int32) of Const 'a'",
+        ),
+        // a Const without dtype, and with dtype given as an int
+        (
+            r#"node { name: "a" op: "Const" attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2.5 } } } }"#
+                .to_string(),
+            "has no attr 'dtype'",
+        ),
+        (
+            r#"node { name: "a" op: "Const" attr { key: "dtype" value { i: 1 } }
+               attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2.5 } } } }"#
+                .to_string(),
+            "attr 'dtype' of op 'a' (Const) should be a type",
+        ),
+        // Identity without T, and with T as a string
+        (
+            format!(r#"{placeholder} node {{ name: "i" op: "Identity" input: "x" }}"#),
+            "NodeDef missing attr 'T'",
+        ),
+        (
+            format!(r#"{placeholder} node {{ name: "i" op: "Identity" input: "x" attr {{ key: "T" value {{ s: "float" }} }} }}"#),
+            "attr 'T' of op 'i' (Identity) should be a type",
+        ),
+        // a Placeholder whose shape is an int
+        (
+            r#"node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { i: 3 } } }"#
+                .to_string(),
+            "attr 'shape' of op 'p' (Placeholder) should be a shape",
+        ),
+    ];
+    for (text, want) in cases {
+        let e = import(&text).unwrap_err();
+        assert_eq!(e.code, Code::InvalidArgument, "{e}");
+        assert!(e.message.contains(want), "want {want:?} in: {e}");
+    }
+    // the well-formed versions import
+    import(placeholder).unwrap();
+    import(&format!(
+        r#"{placeholder} node {{ name: "i" op: "Identity" input: "x" attr {{ key: "T" value {{ type: DT_FLOAT }} }} }}"#
+    ))
+    .unwrap();
+}
+
+#[test]
 fn a_wrong_kind_of_file_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/tf-2.21");

@@ -165,3 +165,38 @@ fn exported_meta_graph_imports_back_with_saver_and_train_op() {
     sess.run(&[(&x, xs.clone())], &[], &[&g.operation_by_name("train").unwrap()]).unwrap();
     assert_eq!(sess2.fetch(&[(&x2, xs.clone())], &y2).unwrap(), sess.fetch(&[(&x, xs)], &y).unwrap());
 }
+
+#[test]
+fn a_failed_meta_graph_import_leaves_the_graph_unchanged() {
+    use tensorgraph::io::meta_graph::read_meta_graph;
+    use tensorgraph::io::proto::{CollectionDef, CollectionKind, NodeList};
+    let meta = read_meta_graph(fixtures().join("seed004/model.ckpt.meta")).unwrap();
+    let node_list = |names: &[&str]| CollectionDef {
+        kind: Some(CollectionKind::NodeList(NodeList { value: names.iter().map(|s| s.to_string()).collect() })),
+    };
+    let g = Graph::new();
+    let x = ops::placeholder(&g.scope().named("x"), DType::Float, [Some(1)]).unwrap();
+    for (key, bad, code) in [("my_ops", "nonexistent_op", Code::NotFound), ("train_op", "add_1:7", Code::OutOfRange)] {
+        let mut m = meta.clone();
+        m.collection_def.insert(key.to_string(), node_list(&[bad]));
+        let e = g.import_meta_graph_def(&m, &Default::default(), "test").unwrap_err();
+        assert_eq!(e.code, code, "{e}");
+        assert!(e.message.contains(bad), "{e}");
+        assert_eq!(g.num_ops(), 1, "{key}: the imported ops are taken back");
+        assert!(g.collection_names().is_empty(), "{key}: no collection is added");
+        assert_eq!(g.operation_by_name("add_1").unwrap_err().code, Code::NotFound);
+    }
+    // names are free again: the good meta graph imports with its names, next to `x`
+    let saver = g.import_meta_graph_def(&meta, &Default::default(), "test").unwrap().unwrap();
+    assert_eq!(g.global_variables().iter().map(|v| v.name()).collect::<Vec<_>>(), ["v1", "v2", "v3"]);
+    let sess = Session::new(&g).unwrap();
+    saver.restore(&sess, fixtures().join("seed004/model.ckpt")).unwrap();
+    assert_eq!(fetch(&sess, &g, "add_1:0"), vec![6.0]);
+    assert_eq!(x.name(), "x:0");
+    // importing it again clashes, naming import_scope in the hint, and changes nothing
+    let n = g.num_ops();
+    let e = g.import_meta_graph_def(&meta, &Default::default(), "test").unwrap_err();
+    assert!(e.message.contains("already exists") && e.message.contains("import_scope"), "{e}");
+    assert_eq!(g.num_ops(), n);
+    assert_eq!(g.global_variables().len(), 3);
+}

@@ -313,14 +313,19 @@ fn slice_errors() {
 }
 
 #[test]
-fn slice_gradient_is_unimplemented() {
+fn slice_gradient_pads() {
+    // TensorFlow's _SliceGrad: the gradient is Pad-ded back to the input's shape
+    // (the gradient subgraph is checked in tests/ops_pad.rs)
     let g = Graph::new();
     let s = g.scope();
     let p = ops::placeholder(&s, DType::Double, [Some(3)]).unwrap();
     let y = ops::slice(&s, &p, &[1], &[1]).unwrap();
-    let e = tensorgraph::train::gradients(&[y], &[p], None).unwrap_err();
-    assert_eq!(e.code, Code::Unimplemented);
-    assert!(e.message.contains("Slice"), "{e}");
+    let dx = tensorgraph::train::gradients(&[y], std::slice::from_ref(&p), None).unwrap()[0].clone().unwrap();
+    assert_eq!(dx.name(), "gradients/Slice_grad/Pad:0");
+    let r = run_feed(&dx, &[(&p, Tensor::new(&[3], vec![1f64, 2.0, 3.0]).unwrap())]).unwrap();
+    assert_eq!(r.to_vec::<f64>().unwrap(), vec![0.0, 1.0, 0.0]);
+    let inp = vec![one(&[3, 4], 19, -1.0, 1.0)];
+    check_gradients(&inp, TOL, |s, x| weighted(s, &ops::slice(s, &x[0], &[1, 0], &[-1, 3]).unwrap(), &[2, 3], 18));
 }
 
 // ---------------------------------------------------------------- Tile

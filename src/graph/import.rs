@@ -9,8 +9,17 @@ use super::Node;
 #[derive(Debug, Default)]
 pub(crate) struct ImportLog {
     base: usize,
+    /// The number of nodes when the import finished (0 before).
+    end: usize,
     /// Names newly marked used: (node id, length of the prefix of its name).
     names: Vec<(usize, usize)>,
+}
+
+impl ImportLog {
+    /// Records that the import finished, leaving `g` with its current nodes.
+    pub(crate) fn finish(&mut self, g: &GraphData) {
+        self.end = g.nodes.len();
+    }
 }
 
 impl GraphData {
@@ -19,13 +28,23 @@ impl GraphData {
         self.nodes.reserve(n);
         self.by_name.reserve(&self.nodes, n);
         self.names.reserve(n);
-        ImportLog { base: self.nodes.len(), names: Vec::new() }
+        ImportLog { base: self.nodes.len(), end: 0, names: Vec::new() }
     }
 
     /// Appends an imported node whose name the caller found free, registering the name.
     /// Returns its id.
     pub(crate) fn push_imported(&mut self, node: Node, log: &mut ImportLog) -> usize {
         self.push_node_reporting(node, |id, len| log.names.push((id, len)))
+    }
+
+    /// Takes back a finished import (see [`ImportLog::finish`]). Returns false, changing
+    /// nothing, when nodes were added after it.
+    pub(crate) fn roll_back_import(&mut self, log: ImportLog) -> bool {
+        if self.nodes.len() != log.end {
+            return false;
+        }
+        self.roll_back(log);
+        true
     }
 
     /// Removes every node and name the import logged.

@@ -35,7 +35,8 @@ pub(crate) fn int_values(t: &Tensor) -> Result<Vec<i64>> {
     }
 }
 
-/// `Const`: a constant tensor (attrs `value`, `dtype`).
+/// `Const`: a constant tensor (attrs `value`, `dtype`; both required, of one dtype:
+/// `InvalidArgument` otherwise, as TensorFlow).
 pub struct Const;
 impl OpDef for Const {
     fn op_type(&self) -> &'static str {
@@ -43,6 +44,14 @@ impl OpDef for Const {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         let t = ctx.node.attr_tensor("value")?;
+        let dtype = ctx.node.attr_type("dtype")?;
+        if dtype != t.dtype() {
+            return Err(Error::invalid_argument(format!(
+                "Type mismatch between value ({}) and dtype ({dtype}) of Const '{}'",
+                t.dtype(),
+                ctx.node.name
+            )));
+        }
         one(t.dtype(), Shape::known(t.shape()))
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
@@ -69,7 +78,10 @@ impl OpDef for Placeholder {
         "Placeholder"
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        let shape = ctx.node.attr_shape("shape").cloned().unwrap_or_else(|_| Shape::unknown());
+        let shape = match ctx.node.attrs.get("shape") {
+            None => Shape::unknown(),
+            Some(_) => ctx.node.attr_shape("shape")?.clone(),
+        };
         one(ctx.node.attr_type("dtype")?, shape)
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
@@ -95,7 +107,10 @@ impl OpDef for PlaceholderWithDefault {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(1)?;
-        let shape = ctx.node.attr_shape("shape").cloned().unwrap_or_else(|_| ctx.shape(0).clone());
+        let shape = match ctx.node.attrs.get("shape") {
+            None => ctx.shape(0).clone(),
+            Some(_) => ctx.node.attr_shape("shape")?.clone(),
+        };
         one(ctx.dtype(0), shape)
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {

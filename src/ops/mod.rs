@@ -11,6 +11,7 @@ pub mod io_ops;
 pub mod kernels;
 pub mod math;
 pub mod nn;
+pub mod pad;
 pub mod random;
 pub mod reduction;
 mod registry;
@@ -29,6 +30,7 @@ pub use array::*;
 pub use conv::{avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool};
 pub use math::*;
 pub use nn::*;
+pub use pad::{pad, pad_dyn, pad_v2, pad_v2_dyn};
 pub use random::{random_normal, random_uniform, truncated_normal};
 pub use reduction::{argmax, reduce_max, reduce_mean};
 pub use registry::{lookup, registered_op_types};
@@ -69,9 +71,14 @@ impl InferCtx<'_> {
     pub fn shape(&self, i: usize) -> &Shape {
         &self.inputs[i].1
     }
-    /// Errors unless all inputs have the same dtype, and it equals the node's `T` attr
-    /// when that is set (as in an imported `GraphDef`); returns it.
+    /// Errors unless all inputs have the same dtype and it equals the node's `T` attr
+    /// (see [`InferCtx::check_type_attr`]); returns it.
     pub fn same_dtypes(&self) -> Result<DType> {
+        self.same_dtypes_as("T")
+    }
+
+    /// [`InferCtx::same_dtypes`] for an op whose type attr is named `attr` (`Range`: `Tidx`).
+    pub fn same_dtypes_as(&self, attr: &str) -> Result<DType> {
         let t = self.dtype(0);
         for (i, (d, _)) in self.inputs.iter().enumerate().skip(1) {
             if *d != t {
@@ -80,24 +87,27 @@ impl InferCtx<'_> {
                 )));
             }
         }
-        self.check_type_attr("T", 0)?;
+        self.check_type_attr(attr, 0)?;
         Ok(t)
     }
 
-    /// Errors when the type attr `attr` is set and differs from input `i`'s dtype
-    /// (TensorFlow: "Input 0 of node a was passed int32 from x:0 incompatible with expected float").
+    /// Errors when the type attr `attr` differs from input `i`'s dtype (TensorFlow: "Input 0
+    /// of node a was passed int32 from x:0 incompatible with expected float"), is not a
+    /// type, or is missing from a node imported from a GraphDef ("NodeDef missing attr").
     pub fn check_type_attr(&self, attr: &str, i: usize) -> Result<()> {
-        if let (Some(crate::graph::AttrValue::Type(want)), Some((got, _))) =
-            (self.node.attrs.get(attr), self.inputs.get(i))
-        {
-            if want != got {
-                return Err(Error::invalid_argument(format!(
-                    "Input {i} of node {} was passed {got} incompatible with expected {want} (attr {attr})",
-                    self.node.name
-                )));
-            }
+        let Some((got, _)) = self.inputs.get(i) else { return Ok(()) };
+        match self.node.attrs.get(attr) {
+            Some(crate::graph::AttrValue::Type(want)) if want != got => Err(Error::invalid_argument(format!(
+                "Input {i} of node {} was passed {got} incompatible with expected {want} (attr {attr})",
+                self.node.name
+            ))),
+            Some(crate::graph::AttrValue::Type(_)) => Ok(()),
+            Some(_) => self.node.attr_type(attr).map(|_| ()),
+            None => Err(Error::invalid_argument(format!(
+                "NodeDef missing attr '{attr}' (the dtype of input {i}, {got}) of node {} ({})",
+                self.node.name, self.node.op_type
+            ))),
         }
-        Ok(())
     }
     /// Errors unless input `i`'s dtype is one of `allowed`.
     pub fn check_dtype(&self, i: usize, allowed: &[DType]) -> Result<DType> {

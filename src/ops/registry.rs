@@ -20,6 +20,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock:
         .chain(super::unary::DEFS)
         .chain(super::shape_ops::DEFS)
         .chain(super::conv::DEFS)
+        .chain(super::pad::DEFS)
     {
         m.insert(def.op_type(), *def);
     }

@@ -625,11 +625,9 @@ impl OpDef for Slice {
         }
         Ok(vec![Tensor::from_storage(&shape, x.storage().gather(&product_indices(&per_dim)))?])
     }
+    // TensorFlow's _SliceGrad: Pad the gradient back to the input's shape
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
-        Err(Error::unimplemented(format!(
-            "the gradient of Slice ('{}') needs Pad, which tensorgraph does not have yet",
-            ctx.node.name
-        )))
+        super::pad::slice_grad(ctx)
     }
 }
 
@@ -638,7 +636,8 @@ impl OpDef for Slice {
 /// One entry per dimension of `input` (any dtype); `size[i] = -1` takes the rest of
 /// dimension `i`. Output: `input`'s dtype, shape `size` (with -1 resolved). Errors:
 /// `InvalidArgument` naming the input shape, begin and size when they do not fit.
-/// No gradient yet (`Unimplemented`: TensorFlow's uses `Pad`).
+/// Gradient (w.r.t. `input`): the incoming gradient zero-padded back to `input`'s shape
+/// (TensorFlow's `_SliceGrad`: `Pad` under `gradients/Slice_grad/`); none for begin/size.
 pub fn slice(s: &Scope, input: &Output, begin: &[i64], size: &[i64]) -> Result<Output> {
     let base = s.unique_op_name("Slice");
     let b = const_under(s, &base, "begin", Tensor::vector(begin.iter().map(|&v| v as i32).collect::<Vec<_>>()))?;
@@ -1415,7 +1414,7 @@ impl OpDef for Range {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(3)?;
-        let t = ctx.same_dtypes()?;
+        let t = ctx.same_dtypes_as("Tidx")?;
         ctx.check_dtype(0, NUMBERS)?;
         let vals: Option<Vec<f64>> =
             (0..3).map(|i| ctx.const_input(i).and_then(|v| Self::scalar_f64(&v, "range argument").ok())).collect();

@@ -36,7 +36,7 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
         }
         let ctx = KernelCtx { node: &step.node, inputs, vars: step.vars.clone(), rng: step.rng.clone() };
         let outs = step.def.compute(&ctx).map_err(|e| {
-            if e.message.contains(&step.node.name) {
+            if names_op(&e.message, &step.node.name) {
                 e
             } else {
                 e.context(format!("{} '{}'", step.node.op_type, step.node.name))
@@ -56,4 +56,29 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
         }
     }
     plan.fetches.iter().map(|f| read(&values, f)).collect()
+}
+
+/// True when `message` already names the op `name` as a whole word (`'v1'`, `value v1.`),
+/// not as part of another name or word (`Pad` in `Paddings`, `v1` in `v1/read`).
+fn names_op(message: &str, name: &str) -> bool {
+    let part_of_name = |c: char| c.is_ascii_alphanumeric() || "_./-".contains(c);
+    message.match_indices(name).any(|(at, _)| {
+        let before = message[..at].chars().next_back();
+        let after = message[at + name.len()..].chars().next();
+        !before.is_some_and(part_of_name) && !after.is_some_and(|c| part_of_name(c) && c != '.')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_op;
+
+    #[test]
+    fn an_op_is_named_only_as_a_whole_word() {
+        assert!(names_op("Attempting to use uninitialized value v1. Run", "v1"));
+        assert!(names_op("placeholder tensor 'x' with dtype float", "x"));
+        assert!(!names_op("Paddings must be non-negative", "Pad"));
+        assert!(!names_op("uninitialized value v1/read", "v1"));
+        assert!(!names_op("from xs:0", "x"));
+    }
 }

@@ -26,7 +26,8 @@ fn node_def(nodes: &[Arc<Node>], n: &Node, add_shapes: bool) -> NodeDef {
     let mut input: Vec<String> = n.inputs.iter().map(|&(src, i)| input_name(&nodes[src].name, i)).collect();
     input.extend(n.control_inputs.iter().map(|&c| format!("^{}", nodes[c].name)));
     let mut attr: AttrMap<AttrValue> = n.attrs.iter().map(|(k, v)| (k.clone(), AttrValue::from_graph(v))).collect();
-    if add_shapes {
+    // TensorFlow writes the attr for ops with outputs only
+    if add_shapes && !n.outputs.is_empty() {
         let shapes = GraphAttr::ListShape(n.outputs.iter().map(|(_, s)| s.clone()).collect());
         attr.insert("_output_shapes".to_string(), AttrValue::from_graph(&shapes));
     }

@@ -60,7 +60,8 @@ fn resolve_output<'a>(index: &HashMap<&'a str, usize>, name: &'a str) -> Result<
 /// empty one, as TensorFlow's `CopyFrom` writes it).
 ///
 /// A destination may be given as a node name (`probs`) or, unlike TensorFlow, as a tensor
-/// name (`probs:0`). Errors: `NotFound` naming a destination the GraphDef lacks;
+/// name (`probs:0`; the index is not checked, as a GraphDef does not say how many outputs
+/// a node has). Errors: `NotFound` naming a destination the GraphDef lacks;
 /// `InvalidArgument` when a node names an input the GraphDef lacks.
 pub fn extract_sub_graph(graph_def: &GraphDef, dest_nodes: &[&str]) -> Result<GraphDef> {
     let nodes = &graph_def.node;
@@ -150,14 +151,29 @@ fn variable_value(graph: &Graph, session: &Session, var: &NodeDef) -> Result<Ten
 /// TensorFlow writes a graph that fails to import; tensorgraph's `_output_shapes` attrs
 /// (kept from an imported `.meta`) are dropped, as TensorFlow's graphs never hold them.
 ///
-/// Errors: `NotFound` naming an output the graph lacks; `InvalidArgument` when `session`
-/// runs another graph or an output needs an op that modifies a variable;
+/// Errors: `NotFound` naming an output the graph lacks; `InvalidArgument` when `outputs`
+/// is empty, an output index is past the op's outputs, `session` runs another graph or
+/// an output needs an op that modifies a variable;
 /// `FailedPrecondition` naming an uninitialized variable the outputs need.
 pub fn freeze(graph: &Graph, session: &Session, outputs: &[&str]) -> Result<GraphDef> {
     if !session.graph().same(graph) {
         return Err(Error::invalid_argument(
             "freeze: the session runs another graph; pass the session created on this graph",
         ));
+    }
+    if outputs.is_empty() {
+        return Err(Error::invalid_argument("freeze: give at least one output node name (e.g. \"probs\")"));
+    }
+    for o in outputs {
+        if let (name, Some(idx)) = (node_name(o), o.rsplit_once(':').map(|(_, i)| i)) {
+            let Ok(op) = graph.operation_by_name(name) else { continue }; // NotFound below
+            let n = op.num_outputs();
+            if idx.parse::<usize>().map_or(true, |i| i >= n) {
+                return Err(Error::invalid_argument(format!(
+                    "freeze: output '{o}' names output {idx} of '{name}', which has {n} output(s)"
+                )));
+            }
+        }
     }
     let mut full = graph.to_graph_def();
     for n in &mut full.node {

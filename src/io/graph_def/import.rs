@@ -3,7 +3,7 @@
 use super::export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue as GraphAttr, Attrs, Graph, GraphData, ImportLog, Node, Operation, Output};
-use crate::io::proto::GraphDef;
+use crate::io::proto::{AttrValueKind, GraphDef};
 use crate::ops::{self, InferCtx};
 use crate::tensor::{DType, Shape};
 use rustc_hash::FxHashMap as HashMap;
@@ -176,6 +176,33 @@ impl<'a> Inputs<'a> {
 /// not in the GraphDef, a name clash under prefix `""`, a GraphDef whose version this
 /// producer cannot consume, and attrs or shapes that inference rejects.
 pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGraphDefOptions) -> Result<ImportResult> {
+    import_graph_def_logged(graph, graph_def, options).map(|(result, _)| result)
+}
+
+/// [`import_graph_def`], also returning the log that can take the import back
+/// ([`GraphData::roll_back_import`]), for importers that do more after it.
+pub(crate) fn import_graph_def_logged(
+    graph: &Graph,
+    graph_def: &GraphDef,
+    options: &ImportGraphDefOptions,
+) -> Result<(ImportResult, ImportLog)> {
+    // the name scope (TensorFlow enters it before anything else, marking it used)
+    let requested = options.prefix.as_deref().unwrap_or("import");
+    let prefix = if requested.is_empty() {
+        String::new()
+    } else {
+        let name = requested.strip_suffix('/').unwrap_or(requested);
+        if !is_valid_scope_name(name) {
+            return Err(Error::invalid_argument(format!(
+                "'{requested}' is not a valid scope name: use letters, digits and _ . - / > (not starting with _ - / >)"
+            )));
+        }
+        if name.len() < requested.len() {
+            name.to_string()
+        } else {
+            graph.write().names.unique(requested)
+        }
+    };
     check_versions(graph_def)?;
     let nodes = &graph_def.node;
     // index and validate
@@ -184,10 +211,17 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
         if n.name.is_empty() {
             return Err(Error::invalid_argument(format!("Node {i} of the GraphDef (op '{}') has no name", n.op)));
         }
+        if !is_valid_node_name(&n.name) {
+            return Err(Error::invalid_argument(format!(
+                "Node '{}': Node name contains invalid characters (a name is letters, digits and _ . - / >, starting with a letter, digit or .)",
+                n.name
+            )));
+        }
         if index.insert(n.name.as_str(), i).is_some() {
             return Err(Error::invalid_argument(format!("Node '{}' is not unique", n.name)));
         }
     }
+    check_colocation(graph_def, &index)?;
     let mut defs: Vec<&'static dyn ops::OpDef> = Vec::with_capacity(nodes.len());
     for n in nodes {
         // runs of one op type are common (a chain of adds, a layer's ops)
@@ -245,22 +279,21 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
     }
     let order = if inputs.sorted { (0..nodes.len()).collect() } else { topological_order(graph_def, &inputs)? };
 
+    // the input-map entries replacing outputs of each GraphDef node, checked as it is added
+    let mut mapped: HashMap<usize, Vec<(&str, usize, &Output)>> = HashMap::default();
+    for (key, out) in &input_map {
+        let (src, idx) = parse_tensor(key);
+        if let Some(&i) = index.get(src) {
+            mapped.entry(i).or_default().push((key, idx.unwrap_or(0), out));
+        }
+    }
+
     let mut g = graph.write();
-    // the name scope (TensorFlow enters it before importing, marking it used)
-    let requested = options.prefix.as_deref().unwrap_or("import");
-    let prefix = if requested.is_empty() {
-        String::new()
-    } else if let Some(exact) = requested.strip_suffix('/') {
-        exact.to_string()
-    } else {
-        g.names.unique(requested)
-    };
     let mut log = g.begin_import(nodes.len());
     // GraphDef index → id in `graph`
     let mut ids = vec![usize::MAX; nodes.len()];
-    let added = add_nodes(&mut g, graph_def, &defs, &inputs, &order, &prefix, &mut ids, &mut log)
-        .and_then(|()| check_mapped_dtypes(&g, graph_def, &index, &ids, &input_map, &prefix));
-    if let Err(e) = added {
+    let plan = ImportPlan { gd: graph_def, defs: &defs, inputs: &inputs, mapped: &mapped, prefix: &prefix };
+    if let Err(e) = plan.add_nodes(&mut g, &order, &mut ids, &mut log) {
         g.roll_back(log);
         return Err(e);
     }
@@ -274,9 +307,46 @@ pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGra
             }
         }
     }
+    log.finish(&g);
     drop(g);
     let operations = order.iter().map(|&i| Operation { graph: graph.clone(), id: ids[i] }).collect();
-    Ok(ImportResult { prefix, operations, return_elements })
+    Ok((ImportResult { prefix, operations, return_elements }, log))
+}
+
+/// TensorFlow's node-name rule (`IsValidNodeName`): a letter, digit or `.`, then letters,
+/// digits and `_ . - /`; a `>` may start a further part.
+fn is_valid_node_name(name: &str) -> bool {
+    name.split('>').all(|part| {
+        let mut bytes = part.bytes();
+        bytes.next().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.')
+            && bytes.all(|b| b.is_ascii_alphanumeric() || b"_.-/".contains(&b))
+    })
+}
+
+/// Python TensorFlow's rule for a name scope at the root (`_VALID_OP_NAME_REGEX`).
+fn is_valid_scope_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b"_.-/>".contains(&b))
+}
+
+/// Every `_class` colocation entry (`loc:@name`) must name a node of the GraphDef.
+fn check_colocation(gd: &GraphDef, index: &HashMap<&str, usize>) -> Result<()> {
+    for n in &gd.node {
+        let Some(AttrValueKind::List(list)) = n.attr.get("_class").and_then(|a| a.value.as_ref()) else { continue };
+        for loc in &list.s {
+            if let Some(target) = loc.strip_prefix(b"loc:@") {
+                let target = String::from_utf8_lossy(target);
+                if !index.contains_key(target.as_ref()) {
+                    return Err(Error::invalid_argument(format!(
+                        "Node '{}' expects to be colocated with unknown node '{target}'",
+                        n.name
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Resolves every NodeDef input against the GraphDef and the input maps, recording the
@@ -337,84 +407,122 @@ fn resolve_inputs<'a>(
     Ok(out)
 }
 
-/// Adds the GraphDef's nodes to `g` in `order`, with inferred outputs, filling `ids`.
-/// On error some nodes may have been added; the caller rolls back with `log`.
-#[allow(clippy::too_many_arguments)]
-fn add_nodes(
-    g: &mut GraphData,
-    gd: &GraphDef,
-    defs: &[&'static dyn ops::OpDef],
-    inputs: &Inputs,
-    order: &[usize],
-    prefix: &str,
-    ids: &mut [usize],
-    log: &mut ImportLog,
-) -> Result<()> {
-    let mut input_types: Vec<(DType, Shape)> = Vec::new();
-    for &i in order {
-        let n = &gd.node[i];
-        let ctx_err = |e: Error| e.context(format!("node '{}' (op '{}')", n.name, n.op));
-        let mut attrs = Attrs::with_capacity(n.attr.len());
-        for (k, v) in &n.attr {
-            let v = v.to_graph().map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?;
-            attrs.insert(k.clone(), v);
-        }
-        if !prefix.is_empty() {
-            if let Some(GraphAttr::ListString(locs)) = attrs.get_mut("_class") {
-                for loc in locs.iter_mut() {
-                    if let Some(rest) = loc.strip_prefix(b"loc:@") {
-                        let mut v = format!("loc:@{prefix}/").into_bytes();
-                        v.extend_from_slice(rest);
-                        *loc = v;
+/// What [`ImportPlan::add_nodes`] adds: the GraphDef, each node's op definition and
+/// resolved inputs, the input-map entries by replaced node, and the name prefix.
+struct ImportPlan<'a> {
+    gd: &'a GraphDef,
+    defs: &'a [&'static dyn ops::OpDef],
+    inputs: &'a Inputs<'a>,
+    mapped: &'a HashMap<usize, Vec<(&'a str, usize, &'a Output)>>,
+    prefix: &'a str,
+}
+
+impl ImportPlan<'_> {
+    /// Adds the GraphDef's nodes to `g` in `order`, with inferred outputs, filling `ids`.
+    /// On error some nodes may have been added; the caller rolls back with `log`.
+    fn add_nodes(&self, g: &mut GraphData, order: &[usize], ids: &mut [usize], log: &mut ImportLog) -> Result<()> {
+        let (gd, defs, inputs, prefix) = (self.gd, self.defs, self.inputs, self.prefix);
+        let mut input_types: Vec<(DType, Shape)> = Vec::new();
+        for &i in order {
+            let n = &gd.node[i];
+            let ctx_err = |e: Error| e.context(format!("node '{}' (op '{}')", n.name, n.op));
+            let mut attrs = Attrs::with_capacity(n.attr.len());
+            for (k, v) in &n.attr {
+                let v = v.to_graph().map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?;
+                attrs.insert(k.clone(), v);
+            }
+            if !prefix.is_empty() {
+                if let Some(GraphAttr::ListString(locs)) = attrs.get_mut("_class") {
+                    for loc in locs.iter_mut() {
+                        if let Some(rest) = loc.strip_prefix(b"loc:@") {
+                            let mut v = format!("loc:@{prefix}/").into_bytes();
+                            v.extend_from_slice(rest);
+                            *loc = v;
+                        }
                     }
                 }
             }
-        }
-        let mut data_inputs = Vec::with_capacity(n.input.len());
-        let mut control_inputs = Vec::new();
-        input_types.clear();
-        for input in inputs.of(i) {
-            match *input {
-                Input::MappedData(o) => data_inputs.push((o.op, o.index)),
-                Input::Data { node, index } => {
-                    let id = ids[node];
-                    let n_out = g.nodes[id].outputs.len();
-                    if index >= n_out {
-                        return Err(Error::invalid_argument(format!(
+            let mut data_inputs = Vec::with_capacity(n.input.len());
+            let mut control_inputs = Vec::new();
+            input_types.clear();
+            for input in inputs.of(i) {
+                match *input {
+                    Input::MappedData(o) => data_inputs.push((o.op, o.index)),
+                    Input::Data { node, index } => {
+                        let id = ids[node];
+                        let n_out = g.nodes[id].outputs.len();
+                        if index >= n_out {
+                            return Err(Error::invalid_argument(format!(
                             "Node '{}': Connecting to invalid output {index} of source node {} which has {n_out} outputs",
                             n.name, gd.node[node].name
                         )));
+                        }
+                        data_inputs.push((id, index));
                     }
-                    data_inputs.push((id, index));
+                    Input::Control(node) => push_unique(&mut control_inputs, ids[node]),
+                    Input::MappedControl(id) => push_unique(&mut control_inputs, id),
                 }
-                Input::Control(node) => push_unique(&mut control_inputs, ids[node]),
-                Input::MappedControl(id) => push_unique(&mut control_inputs, id),
+            }
+            input_types.extend(data_inputs.iter().map(|&(src, idx)| g.nodes[src].outputs[idx].clone()));
+            let name = if prefix.is_empty() { n.name.clone() } else { format!("{prefix}/{}", n.name) };
+            if g.node_id(&name).is_some() {
+                let hint = if prefix.is_empty() {
+                    "; import under a prefix (ImportGraphDefOptions::prefix; for a meta graph, import_scope) or into a new graph"
+                } else {
+                    ""
+                };
+                return Err(Error::invalid_argument(format!("Node '{name}' already exists in the graph{hint}")));
+            }
+            let mut node = Node {
+                name,
+                op_type: defs[i].op_type(),
+                inputs: data_inputs,
+                control_inputs,
+                attrs,
+                outputs: Vec::new(),
+                device: n.device.clone(),
+            };
+            let ctx = InferCtx { nodes: &g.nodes, node: &node, inputs: &input_types };
+            node.outputs = defs[i].infer(&ctx).map_err(ctx_err)?;
+            ids[i] = g.push_imported(node, log);
+            if let Some(entries) = self.mapped.get(&i) {
+                self.check_mapped(g, i, ids[i], entries)?;
             }
         }
-        input_types.extend(data_inputs.iter().map(|&(src, idx)| g.nodes[src].outputs[idx].clone()));
-        let name = if prefix.is_empty() { n.name.clone() } else { format!("{prefix}/{}", n.name) };
-        if g.node_id(&name).is_some() {
-            let hint = if prefix.is_empty() {
-                "; import with a prefix (the default is \"import\") or into a new graph"
-            } else {
-                ""
-            };
-            return Err(Error::invalid_argument(format!("Node '{name}' already exists in the graph{hint}")));
-        }
-        let mut node = Node {
-            name,
-            op_type: defs[i].op_type(),
-            inputs: data_inputs,
-            control_inputs,
-            attrs,
-            outputs: Vec::new(),
-            device: n.device.clone(),
-        };
-        let ctx = InferCtx { nodes: &g.nodes, node: &node, inputs: &input_types };
-        node.outputs = defs[i].infer(&ctx).map_err(ctx_err)?;
-        ids[i] = g.push_imported(node, log);
+        Ok(())
     }
-    Ok(())
+
+    /// An input-mapped tensor must have the dtype of GraphDef node `i`'s output it replaces
+    /// (checked once node `i`, added as `id`, has its inferred outputs).
+    fn check_mapped(&self, g: &GraphData, i: usize, id: usize, entries: &[(&str, usize, &Output)]) -> Result<()> {
+        let src = &self.gd.node[i].name;
+        let full =
+            |name: &str| if self.prefix.is_empty() { name.to_string() } else { format!("{}/{name}", self.prefix) };
+        for &(key, idx, out) in entries {
+            let outputs = &g.nodes[id].outputs;
+            let Some((want, _)) = outputs.get(idx) else {
+                return Err(Error::invalid_argument(format!(
+                    "input_map key '{key}' names output {idx} of node '{src}', which has {} output(s)",
+                    outputs.len()
+                )));
+            };
+            let got = g.nodes[out.op].outputs[out.index].0;
+            if got != *want {
+                let consumer = self
+                    .gd
+                    .node
+                    .iter()
+                    .find(|n| n.input.iter().any(|i| canonical_tensor(i) == key))
+                    .map(|n| full(&n.name))
+                    .unwrap_or_else(|| full(src));
+                return Err(Error::invalid_argument(format!(
+                "Input '{key}' of node {consumer} was passed {got} from {}:{} incompatible with expected {want} (input_map['{key}'])",
+                g.nodes[out.op].name, out.index
+            )));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn unknown_input(node: &str, input: &str) -> Error {
@@ -483,44 +591,6 @@ fn topological_order(gd: &GraphDef, inputs: &Inputs) -> Result<Vec<usize>> {
         )));
     }
     Ok(order)
-}
-
-/// An input-mapped tensor must have the dtype of the GraphDef tensor it replaces.
-fn check_mapped_dtypes(
-    g: &GraphData,
-    gd: &GraphDef,
-    index: &HashMap<&str, usize>,
-    ids: &[usize],
-    input_map: &HashMap<&str, &Output>,
-    prefix: &str,
-) -> Result<()> {
-    let full = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
-    for (key, out) in input_map {
-        let (src, idx) = parse_tensor(key);
-        let Some(&i) = index.get(src) else { continue };
-        let outputs = &g.nodes[ids[i]].outputs;
-        let Some((want, _)) = outputs.get(idx.unwrap_or(0)).cloned() else {
-            return Err(Error::invalid_argument(format!(
-                "input_map key '{key}' names output {} of node '{src}', which has {} output(s)",
-                idx.unwrap_or(0),
-                outputs.len()
-            )));
-        };
-        let got = g.nodes[out.op].outputs[out.index].0;
-        if got != want {
-            let consumer = gd
-                .node
-                .iter()
-                .find(|n| n.input.iter().any(|i| canonical_tensor(i) == *key))
-                .map(|n| full(&n.name))
-                .unwrap_or_else(|| full(src));
-            return Err(Error::invalid_argument(format!(
-                "Input '{key}' of node {consumer} was passed {got} from {} incompatible with expected {want}",
-                g.nodes[out.op].name
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The return element `r` (`"op"` or `"op:i"`) of an import into `graph`, whose data

@@ -24,6 +24,7 @@ mod text;
 
 pub use export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER};
 pub use freeze::{extract_sub_graph, freeze};
+pub(crate) use import::import_graph_def_logged;
 pub use import::{import_graph_def, ImportGraphDefOptions, ImportResult, ReturnElement};
 pub use text::{read_graph_def_any, read_graph_def_text, write_graph_def_text};
 

@@ -86,7 +86,7 @@ fn lookup_op(graph: &Graph, scope: &str, name: &str) -> Result<usize> {
 
 fn lookup_tensor(graph: &Graph, scope: &str, name: &str) -> Result<(usize, usize)> {
     let full = if scope.is_empty() { name.to_string() } else { format!("{scope}/{name}") };
-    Ok(graph.tensor_by_name(&full)?.key())
+    graph.tensor_by_name(&full).map(|o| o.key()).map_err(|e| e.context(format!("entry '{full}'")))
 }
 
 /// Rebuilds the items of collection `name` from an imported `CollectionDef`.

@@ -2,8 +2,8 @@
 
 use super::collections::{self, VARIABLE_COLLECTIONS};
 use crate::error::{Error, Result};
-use crate::graph::{Graph, Variable};
-use crate::io::graph_def::ImportGraphDefOptions;
+use crate::graph::{CollectionItem, Graph, Variable};
+use crate::io::graph_def::{import_graph_def_logged, ImportGraphDefOptions};
 use crate::io::proto::{MetaGraphDef, SaverDef};
 use crate::train::Saver;
 use std::collections::BTreeMap;
@@ -59,35 +59,63 @@ impl Graph {
             }
         }
         let prefix = if options.import_scope.is_empty() { String::new() } else { format!("{}/", options.import_scope) };
-        let imported = self.import_graph_def(&gd, &ImportGraphDefOptions::new().prefix(&prefix))?;
-        let scope = imported.prefix;
+        let (imported, log) = import_graph_def_logged(self, &gd, &ImportGraphDefOptions::new().prefix(&prefix))?;
+        match self.finish_meta_import(meta, &imported.prefix, origin) {
+            Ok(saver) => Ok(saver),
+            Err(e) => {
+                // a failed import leaves the graph as it was (unless others added ops since)
+                self.write().roll_back_import(log);
+                Err(e)
+            }
+        }
+    }
+
+    /// The part of a meta graph import after its GraphDef is in: resolves every
+    /// collection and the saver first, and changes the graph (collections, variable
+    /// store) only when all of them resolved.
+    fn finish_meta_import(&self, meta: &MetaGraphDef, scope: &str, origin: &str) -> Result<Option<Saver>> {
+        let mut resolved = Vec::with_capacity(meta.collection_def.len());
         for (name, def) in &meta.collection_def {
-            let items = collections::import(self, &scope, name, def)?;
+            resolved.push((name, collections::import(self, scope, name, def)?));
+        }
+        // the variables of collection `key`: those the graph had (when `existing`), then the imported ones
+        let variables_of = |key: &str, existing: bool| -> Vec<Variable> {
+            let old = if existing { self.collection(key) } else { Vec::new() };
+            let new = resolved.iter().filter(|(name, _)| name.as_str() == key).flat_map(|(_, items)| items);
+            old.iter()
+                .chain(new)
+                .filter_map(|c| match c {
+                    CollectionItem::Variable(r) => Some(Variable::from_record(self, r)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let globals = variables_of(VARIABLE_COLLECTIONS[0], true);
+        let saver = if globals.is_empty() {
+            None
+        } else {
+            Some(match &meta.saver_def {
+                Some(def) => match saver_vars(self, scope, def, &globals)? {
+                    Some(map) => Saver::with_name_map(map),
+                    None => Saver::with_var_list(&globals)?,
+                },
+                None => Saver::with_var_list(&globals)?,
+            })
+        };
+        // the variable-store fix: imported variables are what get_variable finds
+        let mut stored = variables_of(VARIABLE_COLLECTIONS[0], false);
+        for key in VARIABLE_COLLECTIONS.iter().skip(2) {
+            stored.extend(variables_of(key, false));
+        }
+        for (name, items) in resolved {
             for it in items {
                 self.add_to_collection(name, it);
             }
         }
-        // the variable-store fix: imported variables are what get_variable finds
-        let globals = self.global_variables();
-        for v in &globals {
+        for v in &stored {
             self.register_variable(v, origin);
         }
-        for key in VARIABLE_COLLECTIONS.iter().skip(2) {
-            for v in self.variables_in(key) {
-                self.register_variable(&v, origin);
-            }
-        }
-        if globals.is_empty() {
-            return Ok(None);
-        }
-        let saver = match &meta.saver_def {
-            Some(def) => match saver_vars(self, &scope, def, &globals)? {
-                Some(map) => Saver::with_name_map(map),
-                None => Saver::with_var_list(&globals)?,
-            },
-            None => Saver::with_var_list(&globals)?,
-        };
-        Ok(Some(saver))
+        Ok(saver)
     }
 }
 

@@ -1,0 +1,352 @@
+//! Padding ops: `Pad` and `PadV2` (TensorFlow's `tf.pad` in `CONSTANT` mode), their
+//! gradient (TensorFlow's `_PadGrad`) and the gradient of `Slice` (`_SliceGrad`), which pads.
+//!
+//! The kernels work for every dtype (bool and string included): the output gathers flat
+//! element indices from the input followed by one fill element.
+
+use super::array::{constant, int_values, reshape, reshape_to};
+use super::math::sub;
+use super::shape_ops::{concat, slice_dyn, stack};
+use super::{GradCtx, InferCtx, KernelCtx, OpDef};
+use crate::error::{Error, Result};
+use crate::graph::{Output, Scope};
+use crate::tensor::{check_alloc, checked_num_elements, fmt_dims, DType, Shape, Storage, Tensor};
+
+pub(super) static DEFS: &[&dyn OpDef] = &[&Pad, &PadV2];
+
+const INTS: &[DType] = &[DType::Int32, DType::Int64];
+
+/// TensorFlow's pad kernels handle ranks 0 to 8.
+const MAX_DIMS: usize = 8;
+
+// ---------------------------------------------------------------- shared inference / kernel
+
+/// Paddings values as `[before, after]` rows.
+fn rows(v: &[i64]) -> Vec<[i64; 2]> {
+    v.chunks(2).map(|c| [c[0], c.get(1).copied().unwrap_or(0)]).collect()
+}
+
+/// Shape inference of `Pad`/`PadV2` (TensorFlow's `PadShapeFn`): `paddings` is a
+/// `[rank, 2]` matrix; the output dimension `i` is `before + dim + after` where both are
+/// known at build time.
+fn infer_pad(ctx: &InferCtx, op: &str, n_inputs: usize) -> Result<Vec<(DType, Shape)>> {
+    ctx.expect_inputs(n_inputs)?;
+    ctx.check_dtype(1, INTS)?;
+    ctx.check_type_attr("T", 0)?;
+    ctx.check_type_attr("Tpaddings", 1)?;
+    let t = ctx.dtype(0);
+    if n_inputs == 3 && ctx.dtype(2) != t {
+        return Err(Error::invalid_argument(format!(
+            "Input 'constant_values' of '{op}' Op has type {} that does not match type {t} of argument 'input'.",
+            ctx.dtype(2)
+        )));
+    }
+    let (x, p) = (ctx.shape(0), ctx.shape(1));
+    // (the graph builder prefixes the node's name and type)
+    let context = || format!(" (input shape {x}, paddings shape {p})");
+    if p.rank().is_some_and(|r| r != 2) || p.dim(1).is_some_and(|c| c != 2) {
+        return Err(Error::invalid_argument(format!("paddings must be a matrix with 2 columns: {p}{}", context())));
+    }
+    if let (Some(n), Some(r)) = (p.dim(0), x.rank()) {
+        if n != r {
+            return Err(Error::invalid_argument(format!(
+                "The first dimension of paddings must be the rank of inputs{p}, {x}{}",
+                context()
+            )));
+        }
+    }
+    let rank = p.dim(0).or(x.rank());
+    let Some(pv) = ctx.const_input(1) else {
+        return Ok(vec![(t, rank.map_or_else(Shape::unknown, |r| Shape::partial(&vec![None; r])))]);
+    };
+    let pv = rows(&int_values(&pv)?);
+    if let Some(&[b, a]) = pv.iter().find(|r| r[0] < 0 || r[1] < 0) {
+        return Err(Error::invalid_argument(format!(
+            "Paddings must be non-negative: {b} {a} (input shape {x}, paddings {pv:?})"
+        )));
+    }
+    let out: Vec<Option<usize>> = pv
+        .iter()
+        .enumerate()
+        .map(|(i, &[b, a])| {
+            x.dims().and_then(|d| d[i]).and_then(|d| d.checked_add(b as usize)?.checked_add(a as usize))
+        })
+        .collect();
+    Ok(vec![(t, Shape::partial(&out))])
+}
+
+/// `x`'s elements followed by `fill`'s first (same dtype).
+fn with_fill(x: &Storage, fill: &Storage) -> Result<Storage> {
+    macro_rules! go {
+        ($($v:ident),*) => {
+            match (x, fill) {
+                $((Storage::$v(a), Storage::$v(f)) if !f.is_empty() => {
+                    let mut out = Vec::with_capacity(a.len() + 1);
+                    out.extend_from_slice(a);
+                    out.push(f[0].clone());
+                    Storage::$v(out)
+                })*
+                _ => {
+                    return Err(Error::invalid_argument(format!(
+                        "the pad value must be one {} element, got {} {} element(s)",
+                        x.dtype(),
+                        fill.len(),
+                        fill.dtype()
+                    )))
+                }
+            }
+        };
+    }
+    Ok(go!(F32, F64, I32, I64, Bool, I8, I16, U8, U16, U32, U64, F16, BF16, C64, C128, Str))
+}
+
+/// The `Pad`/`PadV2` kernel (TensorFlow's `PadOp`); `fill` is the scalar pad value.
+fn compute_pad(x: &Tensor, p: &Tensor, fill: &Tensor) -> Result<Tensor> {
+    let dims = x.rank();
+    if dims > MAX_DIMS {
+        return Err(Error::unimplemented(format!("inputs rank not in [0,{MAX_DIMS}]: {dims}")));
+    }
+    if p.rank() != 2 || p.shape()[1] != 2 {
+        return Err(Error::invalid_argument(format!(
+            "paddings must be a matrix with 2 columns: {}",
+            fmt_dims(p.shape())
+        )));
+    }
+    if p.shape()[0] != dims {
+        return Err(Error::invalid_argument(format!(
+            "The first dimension of paddings must be the rank of inputs{}, {}",
+            fmt_dims(p.shape()),
+            fmt_dims(x.shape())
+        )));
+    }
+    let pv = rows(&int_values(p)?);
+    let mut out_shape = Vec::with_capacity(dims);
+    for (&[b, a], &d) in pv.iter().zip(x.shape()) {
+        if b < 0 || a < 0 {
+            return Err(Error::invalid_argument(format!(
+                "Paddings must be non-negative: {b} {a} (input shape {}, paddings {pv:?})",
+                fmt_dims(x.shape())
+            )));
+        }
+        let n = (d as u64).checked_add(b as u64).and_then(|n| n.checked_add(a as u64));
+        let n = n.and_then(|n| usize::try_from(n).ok()).filter(|&n| n <= i64::MAX as usize).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "Encountered overflow when padding input shape {} with paddings {pv:?}",
+                fmt_dims(x.shape())
+            ))
+        })?;
+        out_shape.push(n);
+    }
+    if pv.iter().all(|&r| r == [0, 0]) {
+        return Ok(x.clone());
+    }
+    let n_out = checked_num_elements(&out_shape)?;
+    check_alloc(x.dtype(), n_out)?;
+    check_alloc(DType::Int64, n_out)?;
+    // per dimension, the input offset of each output position (None: padding)
+    let mut stride = 1usize;
+    let mut per_dim: Vec<Vec<Option<usize>>> = Vec::with_capacity(dims);
+    for (i, &d) in x.shape().iter().enumerate().rev() {
+        let b = pv[i][0] as usize;
+        per_dim.push((0..out_shape[i]).map(|j| (j >= b && j < b + d).then(|| (j - b) * stride)).collect());
+        stride *= d;
+    }
+    per_dim.reverse();
+    let fill_at = x.num_elements();
+    let mut idx: Vec<Option<usize>> = vec![Some(0)];
+    for off in &per_dim {
+        let mut next = Vec::with_capacity(idx.len() * off.len());
+        for &base in &idx {
+            next.extend(off.iter().map(|&o| base.zip(o).map(|(b, o)| b + o)));
+        }
+        idx = next;
+    }
+    let flat: Vec<usize> = idx.into_iter().map(|i| i.unwrap_or(fill_at)).collect();
+    Tensor::from_storage(&out_shape, with_fill(x.storage(), fill.storage())?.gather(&flat))
+}
+
+/// TensorFlow's `array_ops.rank(x)` in graph mode when `x`'s rank is known at build
+/// time: an int32 `Const` named `Rank`. `None` when the rank is unknown (tensorgraph has
+/// no `Rank` op; see [`stack_rank_one`]).
+fn rank_const(s: &Scope, x: &Output) -> Result<Option<Output>> {
+    x.shape().rank().map(|r| constant(&s.named("Rank"), Tensor::scalar(r as i32))).transpose()
+}
+
+/// TensorFlow's `array_ops.stack([rank, 1])`: a `Pack` named `stack` of `rank` and the
+/// int32 `Const` `stack/1`. Without a rank (unknown at build time), a `Const` `stack`
+/// holding `[-1, 1]`, which reshapes and slices the same.
+fn stack_rank_one(s: &Scope, rank: Option<Output>) -> Result<Output> {
+    match rank {
+        Some(rank) => {
+            let (op, inner) = s.op_scope("stack");
+            let one = constant(&inner.named("1"), Tensor::scalar(1i32))?;
+            stack(&op, &[rank, one], 0)
+        }
+        None => constant(&s.named("stack"), Tensor::vector(vec![-1i32, 1])),
+    }
+}
+
+/// TensorFlow's `array_ops.shape(x, out_type=dtype)` in graph mode: a `Const` named
+/// `name` when `x`'s shape is fully known at build time, else a `Shape` op so named.
+fn shape_or_const(s: &Scope, name: &str, x: &Output, dtype: DType) -> Result<Output> {
+    match x.shape().to_vec() {
+        Some(d) => {
+            let v: Vec<f64> = d.iter().map(|&v| v as f64).collect();
+            constant(&s.named(name), Tensor::from_f64(dtype, &[v.len()], &v)?)
+        }
+        None => super::shape_ops::shape_as(&s.named(name), x, dtype),
+    }
+}
+
+/// TensorFlow's `_PadGrad`: the gradient of the input is the gradient sliced at
+/// `begin = paddings[:, 0]`, `size = shape(input)`; nothing flows to `paddings` (nor to
+/// `PadV2`'s `constant_values`). Nodes under `gradients/<op>_grad/`: `Rank`, `stack/1`,
+/// `stack`, `Slice/begin`, `Slice` (the first column of paddings), `Reshape/shape`,
+/// `Reshape`, `Shape`, `Slice_1`.
+fn pad_grad(ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+    let s = ctx.scope;
+    let (x, a) = (&ctx.inputs[0], &ctx.inputs[1]);
+    let size = stack_rank_one(s, rank_const(s, x)?)?;
+    let (op, inner) = s.op_scope("Slice");
+    let zero = constant(&inner.named("begin"), Tensor::vector(vec![0i32, 0]))?;
+    let pad_before = slice_dyn(&op, a, &zero, &size)?;
+    let begin = reshape_to(s, &pad_before, &[-1])?;
+    let sizes = shape_or_const(s, "Shape", x, a.dtype())?;
+    let x_grad = slice_dyn(&s.named("Slice_1"), &ctx.grad(0)?, &begin, &sizes)?;
+    let mut out = vec![Some(x_grad)];
+    out.resize(ctx.inputs.len(), None);
+    Ok(out)
+}
+
+/// TensorFlow's `_SliceGrad`: pads the gradient back to the input's shape with
+/// `paddings = concat([reshape(begin, [rank, 1]), reshape(shape(input) - shape(output)
+/// - begin, [rank, 1])], 1)`; nothing flows to `begin` or `size`. Nodes under
+/// `gradients/<op>_grad/`: `Rank`, `Shape`, `stack/1`, `stack`, `Reshape`, `Shape_1`,
+/// `sub`, `sub_1`, `Reshape_1`, `concat/axis`, `concat`, `Pad`.
+pub(crate) fn slice_grad(ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+    let s = ctx.scope;
+    let (x, begin) = (&ctx.inputs[0], &ctx.inputs[1]);
+    let index = begin.dtype();
+    // TensorFlow builds Rank and the slice size before the stack
+    let rank = rank_const(s, x)?;
+    let slice_size = shape_or_const(s, "Shape", &ctx.outputs[0], index)?;
+    let shape = stack_rank_one(s, rank)?;
+    let before = reshape(s, begin, &shape)?;
+    let input_shape = shape_or_const(s, "Shape_1", x, index)?;
+    let after = sub(s, &sub(s, &input_shape, &slice_size)?, begin)?;
+    let after = reshape(&s.named("Reshape_1"), &after, &shape)?;
+    let paddings = concat(s, &[before, after], 1)?;
+    Ok(vec![Some(pad_dyn(s, &ctx.grad(0)?, &paddings)?), None, None])
+}
+
+// ---------------------------------------------------------------- Pad
+
+/// `Pad(input, paddings)`: `input` (any dtype, attr `T`) padded with zeros (false, empty
+/// strings); `paddings` is an int32/int64 (attr `Tpaddings`) `[rank, 2]` matrix of
+/// non-negative `[before, after]` counts per dimension.
+pub struct Pad;
+impl OpDef for Pad {
+    fn op_type(&self) -> &'static str {
+        "Pad"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        infer_pad(ctx, "Pad", 2)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let x = ctx.input(0);
+        let zero = Tensor::try_zeros(x.dtype(), &[])?;
+        Ok(vec![compute_pad(x, ctx.input(1), &zero)?])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        pad_grad(ctx)
+    }
+}
+
+/// `PadV2(input, paddings, constant_values)`: as [`Pad`], filling with the scalar
+/// `constant_values` (dtype `T`).
+pub struct PadV2;
+impl OpDef for PadV2 {
+    fn op_type(&self) -> &'static str {
+        "PadV2"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        infer_pad(ctx, "PadV2", 3)
+    }
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        let (x, c) = (ctx.input(0), ctx.input(2));
+        if c.rank() != 0 {
+            return Err(Error::invalid_argument(format!(
+                "constant_values must be a scalar. Found: {}",
+                fmt_dims(c.shape())
+            )));
+        }
+        Ok(vec![compute_pad(x, ctx.input(1), c)?])
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        pad_grad(ctx)
+    }
+}
+
+/// The `[n, 2]` int32 paddings tensor of `paddings`.
+/// Errors: `InvalidArgument` for a value outside int32.
+fn paddings_tensor(paddings: &[[i64; 2]]) -> Result<Tensor> {
+    let v = paddings
+        .iter()
+        .flatten()
+        .map(|&x| {
+            i32::try_from(x)
+                .map_err(|_| Error::invalid_argument(format!("paddings {paddings:?}: {x} does not fit in int32")))
+        })
+        .collect::<Result<Vec<i32>>>()?;
+    Tensor::new(&[paddings.len(), 2], v)
+}
+
+/// `tf.pad(input, paddings)` (mode `CONSTANT`, fill 0) with constant paddings: op `Pad`
+/// (attrs `T`, `Tpaddings = int32`), default name `Pad`, paddings an int32 `[rank, 2]`
+/// const `Pad/paddings`. `input` any dtype; output dimension `i` is
+/// `paddings[i][0] + input.shape[i] + paddings[i][1]`, the new elements zero (false,
+/// empty string). Errors: `InvalidArgument` naming the input shape and paddings when
+/// `paddings` has not one row per dimension of `input`, or holds a negative count (or a
+/// value outside int32). Gradient (w.r.t. `input`): `Slice` of the incoming gradient.
+pub fn pad(s: &Scope, input: &Output, paddings: &[[i64; 2]]) -> Result<Output> {
+    let p = paddings_tensor(paddings)?;
+    let (op, inner) = s.op_scope("Pad");
+    let p = constant(&inner.named("paddings"), p)?;
+    pad_dyn(&op, input, &p)
+}
+
+/// `Pad` with `paddings` a `[rank, 2]` int32 or int64 tensor, default name `Pad`. As
+/// [`pad`]; when `paddings` is not a build-time constant, the output has `input`'s rank
+/// and unknown dimensions, and bad paddings are reported when the op runs.
+pub fn pad_dyn(s: &Scope, input: &Output, paddings: &Output) -> Result<Output> {
+    s.op("Pad", "Pad")
+        .input(input)
+        .input(paddings)
+        .attr("T", input.dtype())
+        .attr("Tpaddings", paddings.dtype())
+        .build_output()
+}
+
+/// `tf.pad(input, paddings, constant_values=c)` with `c` a scalar tensor of `input`'s
+/// dtype and constant paddings: op `PadV2` (attrs `T`, `Tpaddings = int32`), default name
+/// `PadV2`, paddings an int32 const `PadV2/paddings`. As [`pad`], the new elements `c`.
+/// Errors as [`pad`], and `InvalidArgument` when `c`'s dtype differs from `input`'s, or
+/// (when run) `c` is not a scalar. Gradient: as [`pad`]; none for `c` (as TensorFlow).
+pub fn pad_v2(s: &Scope, input: &Output, paddings: &[[i64; 2]], constant_values: &Output) -> Result<Output> {
+    let p = paddings_tensor(paddings)?;
+    let (op, inner) = s.op_scope("PadV2");
+    let p = constant(&inner.named("paddings"), p)?;
+    pad_v2_dyn(&op, input, &p, constant_values)
+}
+
+/// `PadV2` with `paddings` a `[rank, 2]` int32 or int64 tensor, default name `PadV2`.
+/// As [`pad_v2`] and [`pad_dyn`].
+pub fn pad_v2_dyn(s: &Scope, input: &Output, paddings: &Output, constant_values: &Output) -> Result<Output> {
+    s.op("PadV2", "PadV2")
+        .input(input)
+        .input(paddings)
+        .input(constant_values)
+        .attr("T", input.dtype())
+        .attr("Tpaddings", paddings.dtype())
+        .build_output()
+}
