@@ -51,9 +51,18 @@ fn scope_rename_overrides_the_initializers() {
             ("renamed/weights".to_string(), "weight_def/weights".to_string())
         ]
     );
-    // TensorFlow's new ops: checkpoint_initializer[_1] (here a Const) and Assign[_1].
-    for name in ["checkpoint_initializer", "checkpoint_initializer_1", "Assign", "Assign_1"] {
-        g.operation_by_name(name).unwrap();
+    // TensorFlow's new ops: checkpoint_initializer[_1] (RestoreV2, with its constants in
+    // its name scope) and Assign[_1].
+    for (name, op_type) in [
+        ("checkpoint_initializer", "RestoreV2"),
+        ("checkpoint_initializer/prefix", "Const"),
+        ("checkpoint_initializer/tensor_names", "Const"),
+        ("checkpoint_initializer/shape_and_slices", "Const"),
+        ("checkpoint_initializer_1", "RestoreV2"),
+        ("Assign", "Assign"),
+        ("Assign_1", "Assign"),
+    ] {
+        assert_eq!(g.operation_by_name(name).unwrap().op_type(), op_type, "{name}");
     }
     let w = g.global_variables().into_iter().find(|v| v.name() == "renamed/weights").unwrap();
     assert_eq!(w.initializer().name(), "Assign_1");
@@ -186,4 +195,32 @@ fn works_with_a_saver_round_trip() {
     let sess2 = initialized(&g2);
     assert_eq!(value(&sess2, &g2, "b/weights"), value(&sess, &g, "a/weights"));
     assert_eq!(value(&sess2, &g2, "other"), value(&sess, &g, "other"));
+}
+
+#[test]
+fn values_are_read_when_the_initializer_runs() {
+    // a copy of the checkpoint, changed between init_from_checkpoint and the initializer run
+    let dir = tempfile::tempdir().unwrap();
+    let g0 = Graph::new();
+    let v = g0.scope().variable_from_value("w", Tensor::new(&[2], vec![1f32, 2.]).unwrap()).unwrap();
+    let sess0 = initialized(&g0);
+    let saver = Saver::with_var_list(std::slice::from_ref(&v)).unwrap();
+    let prefix = saver.save(&sess0, dir.path().join("model.ckpt")).unwrap();
+
+    let g = Graph::new();
+    g.scope().variable_from_value("w", Tensor::new(&[2], vec![0f32, 0.]).unwrap()).unwrap();
+    init_from_checkpoint(&g, &prefix, [("w", "w")]).unwrap();
+    // the graph holds the path, not the values
+    let names = g.operation_by_name("checkpoint_initializer/tensor_names").unwrap();
+    assert_eq!(names.output(0).unwrap().shape(), tensorgraph::Shape::known(&[1]));
+    let seven = tensorgraph::ops::constant(&g0.scope(), Tensor::new(&[2], vec![7f32, 8.]).unwrap()).unwrap();
+    sess0.run_targets(&[&v.assign(&g0.scope(), &seven).unwrap().op()]).unwrap();
+    saver.save(&sess0, dir.path().join("model.ckpt")).unwrap();
+    let sess = initialized(&g);
+    assert_eq!(value(&sess, &g, "w"), Tensor::new(&[2], vec![7f32, 8.]).unwrap());
+    // a checkpoint gone by then is NotFound when the initializer runs
+    std::fs::remove_dir_all(dir.path()).unwrap();
+    let init = g.scope().global_variables_initializer().unwrap();
+    let e = Session::new(&g).unwrap().run_targets(&[&init]).unwrap_err();
+    assert_eq!(e.code, Code::NotFound, "{e}");
 }

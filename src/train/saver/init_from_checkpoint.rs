@@ -2,9 +2,9 @@
 //! of chosen variables load values from a checkpoint, renaming scopes on the way.
 
 use crate::error::{Error, Result};
-use crate::graph::{CollectionItem, Graph, Variable, VariableRecord};
+use crate::graph::{AttrValue, CollectionItem, Graph, Output, Scope, Variable, VariableRecord};
 use crate::io::checkpoint::{latest_checkpoint, CheckpointReader};
-use crate::tensor::{fmt_dims, DType, Shape};
+use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -30,14 +30,15 @@ use std::path::{Path, PathBuf};
 /// `tf.Variable` objects in the map for those). The values must match each variable's shape
 /// and dtype.
 ///
-/// Each matched variable `v` gets, as in TensorFlow, a new initial value
-/// `checkpoint_initializer[_k]` and a new initializer `Assign[_k]` (for a resource variable
-/// `AssignVariableOp[_k]`) at the root of the graph;
-/// its records in every collection and in the variable store are updated, so
-/// [`crate::Graph::global_variables`] and initializers built afterwards use them. Unlike
-/// TensorFlow's `RestoreV2`, the initial value is a `Const` holding the value read now, so
-/// the checkpoint may go away afterwards. [`Variable`] handles obtained earlier keep the old
-/// initializer; fetch them again from the graph.
+/// Each matched variable `v` gets, as in TensorFlow, a new initial value: a `RestoreV2` op
+/// `checkpoint_initializer[_k]` that reads the tensor from the checkpoint when the
+/// initializer runs (the checkpoint must still be there then: `NotFound` otherwise), and
+/// a new initializer `Assign[_k]` (for a resource variable `AssignVariableOp[_k]`) at the
+/// root of the graph. The values are not copied into the graph, so an exported graph stays
+/// small. Its records in every collection and in the variable store are updated, so
+/// [`crate::Graph::global_variables`] and initializers built afterwards use them.
+/// [`Variable`] handles obtained earlier keep the old initializer; fetch them again from
+/// the graph.
 ///
 /// Returns the `(variable, checkpoint tensor)` pairs initialized, in order.
 ///
@@ -134,15 +135,11 @@ pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
         return Err(if invalid { Error::invalid_argument(msg) } else { Error::not_found(msg) });
     }
 
-    // Read every value before changing the graph, so a damaged checkpoint changes nothing.
-    let mut values = Vec::with_capacity(pairs.len());
-    for (_, t) in &pairs {
-        values.push(reader.read(t)?);
-    }
     let root = graph.scope();
+    let ckpt_path = prefix.to_string_lossy();
     let mut done = Vec::with_capacity(pairs.len());
-    for ((v, t), value) in pairs.into_iter().zip(values) {
-        let initial = crate::ops::constant(&root.named("checkpoint_initializer"), value)?;
+    for (v, t) in pairs {
+        let initial = checkpoint_initializer(&root, &ckpt_path, &t, v.dtype())?;
         let assign = v.assign_op(&root, &initial)?;
         let old = v.record();
         let new = VariableRecord { initializer: assign.id(), initial_value: initial.key(), ..old.clone() };
@@ -150,6 +147,25 @@ pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
         done.push((v.name(), t));
     }
     Ok(done)
+}
+
+/// TensorFlow's `_set_checkpoint_initializer`: a `RestoreV2` op `checkpoint_initializer[_k]`
+/// reading tensor `name` (of `dtype`) from the checkpoint at `prefix` when it runs, with its
+/// `prefix`, `tensor_names` and `shape_and_slices` constants inside its name scope.
+fn checkpoint_initializer(root: &Scope, prefix: &str, name: &str, dtype: DType) -> Result<Output> {
+    let string = |s: &str| Tensor::strings(&[], vec![s.as_bytes().to_vec()]);
+    let strings = |s: &str| Tensor::strings(&[1], vec![s.as_bytes().to_vec()]);
+    let (op, inner) = root.op_scope("checkpoint_initializer");
+    let prefix = crate::ops::constant(&inner.named("prefix"), string(prefix)?)?;
+    let names = crate::ops::constant(&inner.named("tensor_names"), strings(name)?)?;
+    let slices = crate::ops::constant(&inner.named("shape_and_slices"), strings("")?)?;
+    op.op("RestoreV2", "RestoreV2")
+        .input(&prefix)
+        .input(&names)
+        .input(&slices)
+        .attr("dtypes", AttrValue::ListType(vec![dtype]))
+        .build()?
+        .output(0)
 }
 
 /// The checkpoint prefix of `p`: the latest checkpoint when `p` is a directory.
