@@ -558,3 +558,33 @@ fn resource_dtype_is_graph_only() {
     assert_eq!(proto.to_tensor().unwrap_err().code, Code::Unimplemented);
     assert_eq!(tensorgraph::io::proto::dtype_from_proto(20).unwrap(), DType::Resource);
 }
+
+#[test]
+fn a_resource_variable_scope_makes_resource_variables_inside_it() {
+    let g = Graph::new();
+    let root = g.scope();
+    let plain = root.get_variable("plain", [2], DType::Float, None).unwrap();
+    assert!(!plain.is_resource());
+    let res = root.with_resource_variables(true);
+    let (w, inner, tf_var) = res
+        .variable_scope("layer", Reuse::No, |s| {
+            let w = s.get_variable("w", [2], DType::Float, init::zeros()).unwrap();
+            let inner = s.variable_scope("inner", Reuse::No, |s| s.get_variable("b", [1], DType::Float, None))?;
+            let c = ops::constant(s, Tensor::new(&[1], vec![3f32]).unwrap())?;
+            Ok((w, inner, s.variable("v", &c)?))
+        })
+        .unwrap();
+    for (v, name) in [(&w, "layer/w"), (&inner, "layer/inner/b"), (&tf_var, "layer/v")] {
+        assert!(v.is_resource(), "{name}");
+        assert_eq!(v.name(), name);
+        assert_eq!(v.op().op_type(), "VarHandleOp");
+    }
+    // turned off again inside, and reuse finds the resource variable
+    let off = res.with_resource_variables(false);
+    assert!(!off.get_variable("ref", [1], DType::Float, None).unwrap().is_resource());
+    let again = res.variable_scope("layer", Reuse::Yes, |s| s.get_variable("w", [2], DType::Float, None)).unwrap();
+    assert_eq!(again, w);
+    let sess = Session::new(&g).unwrap();
+    sess.run_targets(&[&root.global_variables_initializer().unwrap()]).unwrap();
+    assert_eq!(sess.fetch(&[], &w.read(&root).unwrap()).unwrap().to_vec::<f32>().unwrap(), [0.0, 0.0]);
+}

@@ -30,6 +30,9 @@ pub struct VarScope {
     pub name: String,
     /// The effective reuse setting (never `Inherit`).
     pub reuse: Reuse,
+    /// Variables made in this scope are resource variables (`tf.variable_scope(...,
+    /// use_resource=True)`); inherited by nested scopes.
+    pub use_resource: bool,
 }
 
 /// A handle for adding ops to a graph under a name prefix, control dependencies and a
@@ -52,7 +55,7 @@ impl Scope {
             prefix: String::new(),
             op_name: None,
             control_deps: Vec::new(),
-            var_scope: VarScope { name: String::new(), reuse: Reuse::No },
+            var_scope: VarScope { name: String::new(), reuse: Reuse::No, use_resource: false },
             device: String::new(),
         }
     }
@@ -131,6 +134,17 @@ impl Scope {
     pub fn variable_scope<R>(&self, name: &str, reuse: Reuse, f: impl FnOnce(&mut Scope) -> Result<R>) -> Result<R> {
         let mut s = self.variable_scope_value(name, reuse);
         f(&mut s)
+    }
+
+    /// This scope, making resource variables (`VarHandleOp`, TensorFlow 2's default) when
+    /// `on`, reference variables (`VariableV2`) when not: `tf.variable_scope(...,
+    /// use_resource=on)`. Applies to [`Scope::get_variable`] and [`Scope::variable`] here
+    /// and in nested scopes; [`VariableOptions::resource`](super::VariableOptions::resource)
+    /// asks for a resource variable anywhere.
+    pub fn with_resource_variables(&self, on: bool) -> Scope {
+        let mut s = self.clone();
+        s.var_scope.use_resource = on;
+        s
     }
 
     /// Sets reuse on for the rest of this scope (`scope.reuse_variables()`).

@@ -238,7 +238,7 @@ impl Scope {
         };
         let dtype = initial_value.dtype();
         let full = vs.prefix().to_string();
-        let v = if opts.use_resource {
+        let v = if opts.use_resource || self.var_scope().use_resource {
             build_resource_variable(&vs, &full, &dims, dtype, initial_value, opts.trainable)?
         } else {
             build_ref_variable(&vs, &full, &dims, dtype, initial_value, opts.trainable)?
@@ -324,6 +324,7 @@ impl Scope {
         let init = initializer.into().unwrap_or_else(|| Initializer::default_for(dtype));
         // get_variable builds outside the current name scope, under the variable's full name
         let root = self.graph().scope();
+        let opts = VariableOptions { use_resource: opts.use_resource || self.var_scope().use_resource, ..opts };
         let v = root.variable_with(&full, opts, |vs| init.build(&vs.name_scope("Initializer"), &dims, dtype))?;
         self.graph().write().var_store.insert(
             full,
