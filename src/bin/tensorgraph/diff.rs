@@ -117,7 +117,7 @@ fn fmt_diff(d: f64) -> String {
 /// Errors: a message for stderr (a missing or damaged checkpoint, an unreadable tensor).
 pub fn run(args: &DiffArgs) -> Result<(), String> {
     for (which, p) in [("A", &args.a), ("B", &args.b)] {
-        if crate::model_info::model_kind(p).is_some() {
+        if crate::model_file::is_model_path(p) {
             return Err(format!(
                 "{which}: {} is a model file; diff compares checkpoints (give their prefixes or directories). `tensorgraph inspect {}` summarizes a model.",
                 p.display(),

@@ -4,8 +4,9 @@
 //! text.
 
 use crate::inspect::resolve_checkpoint;
+use crate::model_file::{format_by_extension, Format};
 use crate::model_info::load_model;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use tensorgraph::io::graph_def::{freeze, write_graph_def, write_graph_def_text};
 use tensorgraph::{Graph, Session};
 
@@ -21,21 +22,28 @@ pub struct FreezeArgs {
     pub output: PathBuf,
 }
 
-fn is_text(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref(),
-        Some("pbtxt" | "pbtext" | "txt")
-    )
-}
-
 /// Runs `tensorgraph freeze`. Errors: a message naming the file or node.
 pub fn run(args: &FreezeArgs) -> Result<(), String> {
     let outputs: Vec<&str> = args.outputs.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).collect();
     if outputs.is_empty() {
         return Err("--outputs: give at least one output node name (e.g. --outputs probs)".into());
     }
+    let out_format = format_by_extension(&args.output);
+    if args.output.is_dir() {
+        return Err(format!(
+            "InvalidArgument: -o {} is a directory; give the file to write, such as {}",
+            args.output.display(),
+            args.output.join("frozen.pb").display()
+        ));
+    }
+    if out_format.is_some_and(Format::is_meta) {
+        return Err(format!(
+            "InvalidArgument: -o {}: a frozen graph is a GraphDef; name it .pb (binary) or .pbtxt (text), not .meta",
+            args.output.display()
+        ));
+    }
     let graph = Graph::new();
-    let loaded = load_model(&graph, &args.meta)?;
+    let loaded = load_model(&graph, &args.meta, "--meta")?;
     let sess = Session::new(&graph).map_err(|e| e.to_string())?;
     let (prefix, _) = resolve_checkpoint(&args.ckpt)?;
     match &loaded.saver {
@@ -43,7 +51,7 @@ pub fn run(args: &FreezeArgs) -> Result<(), String> {
         None => eprintln!("freeze: {} has no variables; nothing restored", args.meta.display()),
     }
     let frozen = freeze(&graph, &sess, &outputs).map_err(|e| format!("freezing {}: {e}", args.meta.display()))?;
-    if is_text(&args.output) {
+    if out_format == Some(Format::TextGraphDef) {
         write_graph_def_text(&frozen, &args.output).map_err(|e| e.to_string())?;
     } else {
         write_graph_def(&frozen, &args.output).map_err(|e| e.to_string())?;

@@ -41,20 +41,26 @@ pub struct Opened {
 }
 
 /// True when `name` looks like `X.data-00000-of-00001`; returns `X`.
-fn strip_data_suffix(name: &str) -> Option<&str> {
+pub fn strip_data_suffix(name: &str) -> Option<&str> {
     let (stem, tail) = name.rsplit_once(".data-")?;
     let (a, b) = tail.split_once("-of-")?;
     let digits = |s: &str| s.len() == 5 && s.bytes().all(|c| c.is_ascii_digit());
     (digits(a) && digits(b) && !stem.is_empty()).then_some(stem)
 }
 
-/// Resolves a checkpoint argument to a prefix: a directory goes through its `checkpoint`
-/// state file (`tf.train.latest_checkpoint`); `X.index` or `X.data-NNNNN-of-NNNNN` given as
-/// a file becomes `X`; anything else is taken as a prefix. Returns the prefix and whether it
-/// came from a directory. Errors: a message saying what is missing.
+/// Resolves a checkpoint argument to a prefix: a directory, or its `checkpoint` state file,
+/// goes through that state file (`tf.train.latest_checkpoint`); `X.index` or
+/// `X.data-NNNNN-of-NNNNN` given as a file becomes `X`; anything else is taken as a prefix.
+/// Returns the prefix and whether it came from a directory. Errors: a message saying what is
+/// missing.
 pub fn resolve_checkpoint(path: &Path) -> Result<(PathBuf, bool), String> {
     if path.as_os_str().is_empty() {
         return Err("empty checkpoint path".into());
+    }
+    if path.is_file() && path.file_name().is_some_and(|n| n == "checkpoint") {
+        // the `checkpoint` state file itself: read its directory
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        return resolve_checkpoint(dir);
     }
     if path.is_dir() {
         return match latest_checkpoint(path) {
@@ -316,7 +322,7 @@ pub fn listing_lines(entries: &[(String, DType, Vec<usize>)]) -> Vec<String> {
 /// Runs `tensorgraph inspect`. Errors: a message for stderr (missing or damaged checkpoint,
 /// unreadable tensor).
 pub fn run(args: &InspectArgs) -> Result<(), String> {
-    if args.ckpt.is_file() && crate::model_info::model_kind(&args.ckpt).is_some() {
+    if crate::model_file::is_model_path(&args.ckpt) {
         if args.values {
             eprintln!("note: --values applies to checkpoints; a model file is summarized without values");
         }

@@ -6,6 +6,7 @@ mod diff;
 mod forecaster;
 mod freeze;
 mod inspect;
+mod model_file;
 mod model_info;
 mod run;
 
@@ -24,14 +25,16 @@ complete and nested by shape (a 0-d tensor is its value); NaN and infinities are
 strings "NaN", "Infinity", "-Infinity"; complex numbers are [re, im]; strings are JSON
 strings when UTF-8, else {"hex": "..."}.
 
-Exit status: 0 on success; 1, with the message on stderr, when the checkpoint is missing
-or damaged or a tensor cannot be read."#;
+Exit status: 0 on success; 1, with the message on stderr, when the checkpoint or model file
+is missing, empty or damaged, or a tensor cannot be read."#;
 
 /// Extra `--help` text of `tensorgraph run`.
-const RUN_HELP: &str = r#"MODEL is a frozen GraphDef (.pb binary, .pbtxt text) imported with its names unchanged,
-or a .meta file imported with tf.train.import_meta_graph's semantics; --ckpt then restores
-the variables through the meta graph's saver (a prefix, or a directory with a `checkpoint`
-state file).
+const RUN_HELP: &str = r#"MODEL is a frozen GraphDef (.pb binary, .pbtxt or .txt text) imported with its names
+unchanged, or a .meta file imported with tf.train.import_meta_graph's semantics; --ckpt then
+restores the variables through the meta graph's saver (a prefix, or a directory with a
+`checkpoint` state file). A file is read by its content: one without a model extension, or
+whose extension names another format, is loaded as what it holds (with a note on stderr).
+Op types tensorgraph does not implement are listed, with advice, before anything runs.
 
 --feed NAME=FILE.npy feeds a tensor (NAME or NAME:0) from a .npy file (C order; float16/32/64,
 int8-64, uint8-64, bool, bytes). --fetch NAME:0 fetches a tensor; a bare op name fetches its
@@ -87,8 +90,10 @@ enum Command {
     /// List the tensors of a checkpoint (name, dtype, shape; sorted by name), like
     /// tf.train.list_variables; or summarize a model (.pb, .pbtxt, .meta).
     ///
-    /// For a model file: op types with counts, placeholders with dtype and shape, and the
-    /// nodes nothing consumes (likely outputs); --json prints them as one object.
+    /// For a model file: op types with counts (and those tensorgraph does not implement),
+    /// placeholders with dtype and shape, and the nodes nothing consumes (likely outputs);
+    /// --json prints them as one object. A model file is one named .pb, .pbtxt, .txt or
+    /// .meta, or any other existing file that is not a checkpoint; it is read by its content.
     ///
     /// CKPT is a checkpoint prefix (DIR/model.ckpt for DIR/model.ckpt.index and
     /// DIR/model.ckpt.data-*), a directory whose `checkpoint` state file names the latest
@@ -99,7 +104,7 @@ enum Command {
     #[command(after_help = INSPECT_HELP)]
     Inspect {
         /// Checkpoint prefix, directory with a `checkpoint` state file, or .index file; or a
-        /// model file (.pb, .pbtxt, .meta).
+        /// model file (.pb, .pbtxt, .txt, .meta, or another file that is not a checkpoint).
         ckpt: PathBuf,
         /// Also print the values (abbreviated in text output, complete in JSON).
         #[arg(long)]
@@ -126,7 +131,7 @@ enum Command {
     /// Run a model once: feed .npy files, fetch tensors, print them or write .npy files.
     #[command(after_help = RUN_HELP)]
     Run {
-        /// The model: a frozen .pb / .pbtxt GraphDef, or a .meta meta graph.
+        /// The model: a frozen .pb / .pbtxt GraphDef, or a .meta meta graph (read by content).
         model: PathBuf,
         /// Checkpoint to restore into a .meta model (prefix or directory).
         #[arg(long)]

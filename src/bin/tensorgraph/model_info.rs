@@ -1,13 +1,17 @@
-//! Models on the command line: loading a `.pb` / `.pbtxt` GraphDef or a `.meta`
-//! MetaGraphDef into a graph (`run`, `freeze`), and `tensorgraph inspect MODEL`: op types
-//! with counts, placeholders with dtype and shape, and the nodes nothing consumes.
+//! Models on the command line: loading a model file (see [`crate::model_file`]) into a
+//! graph (`run`, `freeze`), and `tensorgraph inspect MODEL`: op types with counts, the op
+//! types tensorgraph does not implement, placeholders with dtype and shape, and the nodes
+//! nothing consumes.
 
 use crate::inspect::write_stdout;
+use crate::model_file::{
+    check_op_types, op_counts_text, read_model, unsupported_advice, unsupported_op_types, Format, Model,
+};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
-use tensorgraph::io::graph_def::{import_graph_def, read_graph_def_any, ImportGraphDefOptions};
-use tensorgraph::io::meta_graph::{read_meta_graph, ImportMetaGraphOptions};
+use tensorgraph::io::graph_def::{import_graph_def, ImportGraphDefOptions};
+use tensorgraph::io::meta_graph::ImportMetaGraphOptions;
 use tensorgraph::io::proto::{data_type_name, dtype_from_proto, AttrValue, AttrValueKind, GraphDef, NodeDef};
 use tensorgraph::train::Saver;
 use tensorgraph::Graph;
@@ -21,16 +25,6 @@ pub enum ModelKind {
     Meta,
 }
 
-/// The kind of model file `path` names by its extension: `.meta` → meta graph; `.pb`,
-/// `.pbtxt`, `.pbtext`, `.graphdef` → GraphDef; anything else `None`.
-pub fn model_kind(path: &Path) -> Option<ModelKind> {
-    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-        Some("meta") => Some(ModelKind::Meta),
-        Some("pb" | "pbtxt" | "pbtext" | "graphdef") => Some(ModelKind::GraphDef),
-        _ => None,
-    }
-}
-
 /// A model loaded into a graph.
 pub struct Loaded {
     /// What the file was.
@@ -39,24 +33,23 @@ pub struct Loaded {
     pub saver: Option<Saver>,
 }
 
-/// Loads `path` into `graph` with its names unchanged: a `.meta` through
-/// `Graph::import_meta_graph` (collections and a saver), anything else as a GraphDef in
-/// either format. Errors: a message naming the file (missing, damaged, unsupported op).
-pub fn load_model(graph: &Graph, path: &Path) -> Result<Loaded, String> {
-    if !path.exists() {
-        return Err(format!("model file {} does not exist", path.display()));
-    }
-    match model_kind(path) {
-        Some(ModelKind::Meta) => {
-            let saver = graph
-                .import_meta_graph(path, &ImportMetaGraphOptions::default())
-                .map_err(|e| format!("loading {}: {e}", path.display()))?;
+/// Loads the model file `path` (given as argument `arg`, e.g. `MODEL`) into `graph` with
+/// its names unchanged, by its content (see [`read_model`]): a meta graph with
+/// `Graph::import_meta_graph`'s semantics (collections and a saver), a GraphDef as
+/// `tf.import_graph_def(name="")`. Errors: a message naming the file (missing, a
+/// directory, empty, damaged; op types tensorgraph does not implement, with advice).
+pub fn load_model(graph: &Graph, path: &Path, arg: &str) -> Result<Loaded, String> {
+    let file = read_model(path, arg)?;
+    check_op_types(&file.graph_def(), path)?;
+    let ctx = |e: tensorgraph::Error| format!("loading {}: {e}", path.display());
+    match &file.model {
+        Model::Meta(meta) => {
+            let origin = format!("imported from {}", path.display());
+            let saver = graph.import_meta_graph_def(meta, &ImportMetaGraphOptions::default(), &origin).map_err(ctx)?;
             Ok(Loaded { kind: ModelKind::Meta, saver })
         }
-        _ => {
-            let gd = read_graph_def_any(path).map_err(|e| e.to_string())?;
-            import_graph_def(graph, &gd, &ImportGraphDefOptions::new().prefix(""))
-                .map_err(|e| format!("loading {}: {e}", path.display()))?;
+        Model::Graph(gd) => {
+            import_graph_def(graph, gd, &ImportGraphDefOptions::new().prefix("")).map_err(ctx)?;
             Ok(Loaded { kind: ModelKind::GraphDef, saver: None })
         }
     }
@@ -113,18 +106,19 @@ fn summarize(gd: &GraphDef) -> Summary<'_> {
     Summary { op_types, placeholders, outputs }
 }
 
-/// Runs `tensorgraph inspect MODEL` for a `.pb`, `.pbtxt` or `.meta` file.
-/// Errors: a message naming the file.
+/// Runs `tensorgraph inspect MODEL` for a model file (read by its content, see
+/// [`read_model`]). Errors: a message naming the file.
 pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
-    let (gd, meta) = match model_kind(path) {
-        Some(ModelKind::Meta) => {
-            let m = read_meta_graph(path).map_err(|e| e.to_string())?;
-            (m.graph_def.clone().unwrap_or_default(), Some(m))
-        }
-        _ => (read_graph_def_any(path).map_err(|e| e.to_string())?, None),
+    let file = read_model(path, "MODEL")?;
+    let gd = file.graph_def();
+    let meta = match &file.model {
+        Model::Meta(m) => Some(m),
+        Model::Graph(_) => None,
     };
     let s = summarize(&gd);
+    let unsupported = unsupported_op_types(&gd);
     let format = if meta.is_some() { "MetaGraphDef" } else { "GraphDef" };
+    let text_encoded = matches!(file.format, Format::TextGraphDef | Format::TextMeta);
     let collections: Vec<String> =
         meta.as_ref().map(|m| m.collection_def.keys().cloned().collect()).unwrap_or_default();
     let placeholder = |n: &NodeDef| {
@@ -136,8 +130,10 @@ pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
         let v = json!({
             "file": path.display().to_string(),
             "format": format,
+            "encoding": if text_encoded { "text" } else { "binary" },
             "nodes": gd.node.len(),
             "op_types": s.op_types,
+            "unsupported_op_types": unsupported.iter().map(|(k, c)| (k.to_string(), Value::from(*c))).collect::<serde_json::Map<_, _>>(),
             "placeholders": s.placeholders.iter().map(|n| {
                 let (dtype, _, shape) = placeholder(n);
                 json!({"name": n.name, "op": n.op, "dtype": dtype, "shape": shape})
@@ -147,11 +143,18 @@ pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
         });
         serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n"
     } else {
-        let mut t = format!("{}: {format}, {} nodes\n", path.display(), gd.node.len());
+        let encoding = if text_encoded { " (text)" } else { "" };
+        let mut t = format!("{}: {format}{encoding}, {} nodes\n", path.display(), gd.node.len());
         t.push_str(&format!("op types ({}):\n", s.op_types.len()));
         let w = s.op_types.keys().map(|k| k.len()).max().unwrap_or(0);
         for (k, c) in &s.op_types {
             t.push_str(&format!("  {k:<w$}  {c}\n"));
+        }
+        if !unsupported.is_empty() {
+            t.push_str(&format!("unsupported op types: {}\n", op_counts_text(&unsupported)));
+            for a in unsupported_advice(&unsupported) {
+                t.push_str(&format!("  {a}\n"));
+            }
         }
         t.push_str(&format!("placeholders ({}):\n", s.placeholders.len()));
         let w = s.placeholders.iter().map(|n| n.name.len()).max().unwrap_or(0);

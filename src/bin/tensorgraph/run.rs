@@ -156,7 +156,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         return Err("nothing to run: give at least one --fetch NAME:0".into());
     }
     let graph = Graph::new();
-    let loaded = load_model(&graph, &args.model)?;
+    let loaded = load_model(&graph, &args.model, "MODEL")?;
     let sess = Session::new(&graph).map_err(|e| e.to_string())?;
     match (&args.ckpt, loaded.kind, &loaded.saver) {
         (None, _, _) => {}

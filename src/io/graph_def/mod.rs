@@ -26,7 +26,7 @@ pub use export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VE
 pub use freeze::{extract_sub_graph, freeze};
 pub(crate) use import::import_graph_def_logged;
 pub use import::{import_graph_def, ImportGraphDefOptions, ImportResult, ReturnElement};
-pub use text::{read_graph_def_any, read_graph_def_text, write_graph_def_text};
+pub use text::{read_graph_def_any, read_graph_def_text, text_format_first_field, write_graph_def_text};
 
 use crate::error::{Error, Result};
 use crate::io::proto::GraphDef;
@@ -41,17 +41,16 @@ pub fn read_graph_def(path: impl AsRef<Path>) -> Result<GraphDef> {
 }
 
 /// Decodes a binary `GraphDef`; when that fails, the error says what the bytes look like
-/// instead (text for `read_graph_def_text`, a `.meta` for `Graph::import_meta_graph`).
+/// instead (text for `read_graph_def_text`, a `.meta` for `Graph::import_meta_graph`), or
+/// that the file is damaged.
 pub(crate) fn decode_binary(bytes: &[u8]) -> Result<GraphDef> {
     GraphDef::from_bytes(bytes).map_err(|e| {
-        let text =
-            !bytes.is_empty() && bytes.iter().take(512).all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace());
-        let hint = if text {
+        let hint = if text_format_first_field(bytes).is_some() {
             "the file looks like text: read a .pbtxt with read_graph_def_text or read_graph_def_any"
         } else if crate::io::proto::MetaGraphDef::from_bytes(bytes).is_ok_and(|m| m.graph_def.is_some()) {
             "the file is a MetaGraphDef (.meta): import it with Graph::import_meta_graph"
         } else {
-            "the file is not a binary GraphDef (a frozen .pb)"
+            "the file is not a binary GraphDef (a frozen .pb), or it is damaged (truncated?)"
         };
         e.context(hint)
     })

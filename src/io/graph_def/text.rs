@@ -29,7 +29,8 @@ pub fn read_graph_def_text(path: impl AsRef<Path>) -> Result<GraphDef> {
 /// Reads a `GraphDef` file in either format, as TensorFlow's `ReadBinaryProto` /
 /// `ReadTextProto` pair (or the `freeze_graph` tool's `input_binary` flag) would: a
 /// `.pbtxt` (or `.pbtext`, `.txt`) file as text, a `.pb` (or `.graphdef`) file as binary,
-/// and any other file as text when it is printable UTF-8 that parses, else as binary.
+/// and any other file as text when it looks like a text-format message (see
+/// [`text_format_first_field`]) that parses, else as binary.
 /// Errors: `NotFound` for a missing file; `InvalidArgument` (text, with line and
 /// column) or `DataLoss` (binary) when the file is not a `GraphDef`.
 pub fn read_graph_def_any(path: impl AsRef<Path>) -> Result<GraphDef> {
@@ -39,7 +40,7 @@ pub fn read_graph_def_any(path: impl AsRef<Path>) -> Result<GraphDef> {
     let result = match ext.as_deref() {
         Some("pbtxt" | "pbtext" | "txt") => parse_text(&bytes),
         Some("pb" | "graphdef") => super::decode_binary(&bytes),
-        _ if looks_like_text(&bytes) => {
+        _ if text_format_first_field(&bytes).is_some() => {
             parse_text(&bytes).or_else(|text_err| GraphDef::from_bytes(&bytes).map_err(|_| text_err))
         }
         _ => super::decode_binary(&bytes),
@@ -57,9 +58,34 @@ fn parse_text(bytes: &[u8]) -> Result<GraphDef> {
     graph_def_from_text(text)
 }
 
-/// True for UTF-8 without control characters other than tab, newline and carriage
-/// return: never a binary `GraphDef` with nodes (their first byte is 0x0a and lengths
-/// follow).
-fn looks_like_text(bytes: &[u8]) -> bool {
-    std::str::from_utf8(bytes).is_ok_and(|s| s.chars().all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r')))
+/// Sniffs the protobuf text format: when `bytes` look like a text-format message, the
+/// name of its first field (`node` for a `.pbtxt` GraphDef, `meta_info_def` or
+/// `graph_def` for a `.meta` written with `as_text=True`); `Some("")` when they hold nothing
+/// but whitespace and `#` comments (an empty message); `None` when they are not text.
+///
+/// Text here is UTF-8 without control characters other than tab, newline, carriage
+/// return and form feed, whose first token after whitespace and comments (and an optional
+/// byte-order mark) is an identifier followed by `{`, `<` or `:`. Printable bytes alone are
+/// not enough: a truncated binary `GraphDef` such as `0a 3b 0a` (`"\n;\n"`) is not text.
+pub fn text_format_first_field(bytes: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    if text.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c')) {
+        return None;
+    }
+    let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
+    loop {
+        rest = rest.trim_start();
+        match rest.strip_prefix('#') {
+            Some(comment) => rest = comment.split_once('\n').map_or("", |(_, after)| after),
+            None => break,
+        }
+    }
+    if rest.is_empty() {
+        return Some("");
+    }
+    let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    let (field, after) = rest.split_at(end);
+    let starts_like_a_name = field.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+    let after = after.trim_start();
+    (starts_like_a_name && after.starts_with(['{', '<', ':'])).then_some(field)
 }
