@@ -4,46 +4,11 @@
 //! implement. Messages and exit codes are asserted exactly.
 
 mod common;
+use common::cli::{fails_with, ok, s, tg};
 use common::fixtures;
 use serde_json::Value;
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use tensorgraph::Code;
-
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn tg<S: AsRef<OsStr>>(args: &[S]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_tensorgraph")).args(args).output().unwrap();
-    Out {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-/// Must succeed (exit 0).
-fn ok<S: AsRef<OsStr>>(args: &[S]) -> Out {
-    let o = tg(args);
-    assert_eq!(o.code, Some(0), "stdout: {}\nstderr: {}", o.stdout, o.stderr);
-    o
-}
-
-/// Must fail cleanly with exactly `error: {want}` on stderr, exit 1 and nothing on stdout.
-fn fails_with<S: AsRef<OsStr>>(args: &[S], want: &str) {
-    let o = tg(args);
-    assert_eq!(o.code, Some(1), "stdout: {}\nstderr: {}", o.stdout, o.stderr);
-    assert_eq!(o.stderr, format!("error: {want}\n"));
-    assert!(o.stdout.is_empty(), "stdout on error: {}", o.stdout);
-}
-
-fn s(p: &Path) -> String {
-    p.display().to_string()
-}
 
 fn seed004() -> PathBuf {
     fixtures().join("seed004")

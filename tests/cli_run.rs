@@ -2,47 +2,11 @@
 //! graphs and meta graphs; bad input exits 1 with a message on stderr and never panics.
 
 mod common;
+use common::cli::{fails, ok, s};
 use common::{assert_close, fixtures};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::Path;
-use std::process::Command;
-
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn tg<S: AsRef<OsStr>>(args: &[S]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_tensorgraph")).args(args).output().unwrap();
-    Out {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn ok<S: AsRef<OsStr>>(args: &[S]) -> Out {
-    let o = tg(args);
-    assert_eq!(o.code, Some(0), "stdout: {}\nstderr: {}", o.stdout, o.stderr);
-    o
-}
-
-/// Must fail cleanly: exit 1, `error: ...` on stderr naming `needle`, nothing on stdout.
-fn fails<S: AsRef<OsStr>>(args: &[S], needle: &str) -> String {
-    let o = tg(args);
-    assert_eq!(o.code, Some(1), "stdout: {}\nstderr: {}", o.stdout, o.stderr);
-    assert!(o.stderr.starts_with("error: "), "stderr: {}", o.stderr);
-    assert!(!o.stderr.contains("panicked"), "stderr: {}", o.stderr);
-    assert!(o.stderr.contains(needle), "want {needle:?} in stderr: {}", o.stderr);
-    assert!(o.stdout.is_empty(), "stdout on error: {}", o.stdout);
-    o.stderr
-}
-
-fn s(p: &Path) -> String {
-    p.display().to_string()
-}
 
 fn npy_f32(path: &Path) -> (Vec<u64>, Vec<f32>) {
     let bytes = std::fs::read(path).unwrap();

@@ -1,6 +1,8 @@
 //! Shared test helpers: finite-difference gradient checks.
 #![allow(dead_code)]
 
+pub mod cli;
+
 use tensorgraph::train::gradients;
 use tensorgraph::{ops, DType, Graph, Output, Scope, Session, Tensor};
 
