@@ -322,3 +322,36 @@ fn unsupported_op_types_come_with_advice() {
         serde_json::from_str(&ok(&["inspect", &s(&fixtures().join("mlp/model.ckpt.meta")), "--json"]).stdout).unwrap();
     assert_eq!(v["unsupported_op_types"], serde_json::json!({}));
 }
+
+#[test]
+fn a_meta_file_given_as_the_checkpoint_and_a_graph_def_given_to_freeze_are_named() {
+    let dir = seed004();
+    let meta = s(&dir.join("model.ckpt.meta"));
+    let prefix = s(&dir.join("model.ckpt"));
+    fails_with(
+        &["run", &meta, "--ckpt", &meta, "--fetch", "add_1:0"],
+        &format!("{meta} is the model (a MetaGraphDef), not the checkpoint; the checkpoint prefix is {prefix}"),
+    );
+    // a GraphDef with variables cannot be restored without its saver
+    let scopes = s(&fixtures().join("scopes/graph.pbtxt"));
+    let tmp = tempfile::tempdir().unwrap();
+    let out = s(&tmp.path().join("f.pb"));
+    fails_with(
+        &["freeze", "--meta", &scopes, "--ckpt", &prefix, "--outputs", "vs/w/read", "-o", &out],
+        &format!("--meta {scopes} is a GraphDef, which holds no saver to restore --ckpt with; pass the .meta file the checkpoint was saved with"),
+    );
+}
+
+#[test]
+fn a_checkpoint_index_without_its_extension_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idxfile");
+    std::fs::copy(seed004().join("model.ckpt.index"), &idx).unwrap();
+    fails_with(
+        &["run", &s(&idx), "--fetch", "a:0"],
+        &format!(
+            "InvalidArgument: MODEL {} is a checkpoint index (a .index file), not a model; pass its checkpoint prefix to --ckpt or to inspect",
+            s(&idx)
+        ),
+    );
+}

@@ -175,7 +175,7 @@ fn input_map_replaces_tensors_and_is_checked() {
     let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().input_map("v1/read", &int)).unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument, "{e}");
     assert!(
-        e.message.contains("Input 'v1/read:0' of node import_2/add was passed int32 from Const:0 incompatible with expected float32 (input_map['v1/read:0'])"),
+        e.message.contains("Input 'v1/read:0' of node import_1/add was passed int32 from Const:0 incompatible with expected float32 (input_map['v1/read:0'])"),
         "the message names the input map, not a dtype clash inside the consumer: {e}"
     );
     // a tensor of another graph
@@ -346,12 +346,20 @@ fn names_prefixes_and_colocation_are_checked_as_tensorflow_does() {
     assert_eq!(e.code, Code::InvalidArgument);
     assert!(e.message.contains("Node 'a' expects to be colocated with unknown node 'missing'"), "{e}");
 
-    // the prefix is taken whether the import succeeds or fails (TensorFlow enters the scope first)
+    // a failed import gives its prefix back (TensorFlow would keep it: a retry landed in import_1)
     let g = Graph::new();
     let unknown = GraphDef {
         node: vec![NodeDef { name: "q".into(), op: "Frobnicate".into(), ..Default::default() }],
         ..Default::default()
     };
+    assert_eq!(import_graph_def(&g, &unknown, &ImportGraphDefOptions::new()).unwrap_err().code, Code::Unimplemented);
+    let bad_attr = GraphDef {
+        node: vec![NodeDef { name: "c".into(), op: "Const".into(), ..Default::default() }],
+        ..Default::default()
+    };
+    assert_eq!(import_graph_def(&g, &bad_attr, &ImportGraphDefOptions::new()).unwrap_err().code, Code::InvalidArgument);
+    assert_eq!(import_graph_def(&g, &one("a"), &ImportGraphDefOptions::new()).unwrap().prefix, "import");
+    g.tensor_by_name("import/a:0").unwrap();
     assert_eq!(import_graph_def(&g, &unknown, &ImportGraphDefOptions::new()).unwrap_err().code, Code::Unimplemented);
     assert_eq!(import_graph_def(&g, &one("a"), &ImportGraphDefOptions::new()).unwrap().prefix, "import_1");
 }

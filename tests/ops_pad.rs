@@ -294,9 +294,12 @@ fn build_time_errors() {
         e.message,
         "op 'PadV2' (PadV2): Input 'constant_values' of 'PadV2' Op has type int32 that does not match type float32 of argument 'input'."
     );
-    // values outside int32
-    let e = ops::pad(&s, &x, &[[0, 1 << 40], [0, 0]]).unwrap_err();
-    assert_eq!(e.code, Code::InvalidArgument);
+    // values outside int32 make int64 paddings (as Python TensorFlow's constants); running
+    // it asks for more memory than there is
+    let big = ops::pad(&s, &x, &[[0, 1 << 40], [0, 0]]).unwrap();
+    assert_eq!(big.op().node().attr_type("Tpaddings").unwrap(), DType::Int64);
+    let e = Session::new(&g).unwrap().fetch(&[], &big).unwrap_err();
+    assert_eq!(e.code, Code::ResourceExhausted, "{e}");
 }
 
 #[test]

@@ -705,3 +705,25 @@ fn prod_gradient_is_unimplemented() {
     let e = tensorgraph::train::gradients(&[y], &[p], None).unwrap_err();
     assert_eq!(e.code, Code::Unimplemented);
 }
+
+#[test]
+fn slice_indices_outside_int32_are_int64_and_a_placeholder_begin_gives_the_rank() {
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::constant(&s, Tensor::new(&[3, 4], (0..12).map(|v| v as f32).collect::<Vec<_>>()).unwrap()).unwrap();
+    // never wrapped into int32: the begin is out of range, as TensorFlow says
+    let e = ops::slice(&s, &x, &[(1i64 << 32) + 2, 0], &[1, 2]).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("Expected begin[0] in [0, 3], but got 4294967298"), "{e}");
+    let ok = ops::slice(&s, &x, &[2, 0], &[1, 2]).unwrap();
+    assert_eq!(ok.op().node().attr_type("Index").unwrap(), DType::Int32);
+    // a begin fed at run time: the rank comes from its length
+    let begin = ops::placeholder(&s.named("begin"), DType::Int32, [Some(2)]).unwrap();
+    let size = ops::constant(&s, Tensor::new(&[2], vec![-1i32, 2]).unwrap()).unwrap();
+    let y = ops::slice_dyn(&s, &x, &begin, &size).unwrap();
+    assert_eq!(y.shape().rank(), Some(2));
+    let z =
+        ops::slice_dyn(&s, &ops::placeholder(&s, DType::Float, tensorgraph::Shape::unknown()).unwrap(), &begin, &size)
+            .unwrap();
+    assert_eq!(z.shape(), tensorgraph::Shape::partial(&[None, Some(2)]));
+}

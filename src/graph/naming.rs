@@ -5,6 +5,15 @@ use hashbrown::HashMap;
 use rustc_hash::FxBuildHasher;
 use std::borrow::Cow;
 
+/// What [`NameTable::unique_undoable`] changed: the requested name's key and its count
+/// before, and the suffixed key it added.
+#[derive(Debug)]
+pub(crate) struct UniqueUndo {
+    key: String,
+    previous: Option<usize>,
+    added: Option<String>,
+}
+
 /// The table's key for `name`: lowercased, borrowed when it already is.
 fn lowercase(name: &str) -> Cow<'_, str> {
     if name.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
@@ -26,20 +35,39 @@ impl NameTable {
     /// Returns `name` made unique (`name`, `name_1`, `name_2`, ...) and marks it used.
     /// `name` is the full name, including any scope prefix.
     pub fn unique(&mut self, name: &str) -> String {
+        self.unique_undoable(name).0
+    }
+
+    /// [`NameTable::unique`], also returning what [`NameTable::undo_unique`] needs to take
+    /// the name back (an import that failed gives its prefix back).
+    pub(crate) fn unique_undoable(&mut self, name: &str) -> (String, UniqueUndo) {
         self.version += 1;
         let key = name.to_lowercase();
-        let mut i = self.in_use.get(&key).copied().unwrap_or(0);
+        let previous = self.in_use.get(&key).copied();
+        let mut i = previous.unwrap_or(0);
         self.in_use.insert(key.clone(), i + 1);
         if i == 0 {
-            return name.to_string();
+            return (name.to_string(), UniqueUndo { key, previous, added: None });
         }
         let mut candidate = key.clone();
         while self.in_use.contains_key(&candidate) {
             candidate = format!("{key}_{i}");
             i += 1;
         }
-        self.in_use.insert(candidate, 1);
-        format!("{name}_{}", i - 1)
+        self.in_use.insert(candidate.clone(), 1);
+        (format!("{name}_{}", i - 1), UniqueUndo { key, previous, added: Some(candidate) })
+    }
+
+    /// Takes back a name [`NameTable::unique_undoable`] gave.
+    pub(crate) fn undo_unique(&mut self, undo: UniqueUndo) {
+        self.version += 1;
+        match undo.previous {
+            Some(n) => self.in_use.insert(undo.key, n),
+            None => self.in_use.remove(&undo.key),
+        };
+        if let Some(added) = undo.added {
+            self.in_use.remove(&added);
+        }
     }
 
     /// Marks an exact name used (an op created with an explicit full name, or imported).

@@ -35,6 +35,25 @@ pub(crate) fn int_values(t: &Tensor) -> Result<Vec<i64>> {
     }
 }
 
+/// An index tensor of `shape` holding `v`, of `dtype` (int64, else int32).
+pub(crate) fn index_tensor(shape: &[usize], v: &[i64], dtype: DType) -> Result<Tensor> {
+    if dtype == DType::Int64 {
+        Tensor::new(shape, v.to_vec())
+    } else {
+        Tensor::new(shape, v.iter().map(|&x| x as i32).collect::<Vec<_>>())
+    }
+}
+
+/// The dtype Python TensorFlow gives a constant of the ints `v`: int32, or int64 when a
+/// value does not fit in int32.
+pub(crate) fn index_dtype<'a>(v: impl IntoIterator<Item = &'a i64>) -> DType {
+    if v.into_iter().any(|&x| i32::try_from(x).is_err()) {
+        DType::Int64
+    } else {
+        DType::Int32
+    }
+}
+
 /// `Const`: a constant tensor (attrs `value`, `dtype`; both required, of one dtype:
 /// `InvalidArgument` otherwise, as TensorFlow).
 pub struct Const;

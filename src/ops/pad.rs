@@ -4,7 +4,7 @@
 //! The kernels work for every dtype (bool and string included): the output gathers flat
 //! element indices from the input followed by one fill element.
 
-use super::array::{constant, int_values, reshape, reshape_to};
+use super::array::{constant, index_dtype, index_tensor, int_values, reshape, reshape_to};
 use super::math::sub;
 use super::shape_ops::{concat, slice_dyn, stack};
 use super::{GradCtx, InferCtx, KernelCtx, OpDef};
@@ -287,18 +287,10 @@ impl OpDef for PadV2 {
     }
 }
 
-/// The `[n, 2]` int32 paddings tensor of `paddings`.
-/// Errors: `InvalidArgument` for a value outside int32.
+/// The `[n, 2]` paddings tensor of `paddings`: int32, or int64 when a value needs it.
 fn paddings_tensor(paddings: &[[i64; 2]]) -> Result<Tensor> {
-    let v = paddings
-        .iter()
-        .flatten()
-        .map(|&x| {
-            i32::try_from(x)
-                .map_err(|_| Error::invalid_argument(format!("paddings {paddings:?}: {x} does not fit in int32")))
-        })
-        .collect::<Result<Vec<i32>>>()?;
-    Tensor::new(&[paddings.len(), 2], v)
+    let v: Vec<i64> = paddings.iter().flatten().copied().collect();
+    index_tensor(&[paddings.len(), 2], &v, index_dtype(&v))
 }
 
 /// `tf.pad(input, paddings)` (mode `CONSTANT`, fill 0) with constant paddings: op `Pad`

@@ -5,7 +5,7 @@
 //! The data-movement kernels (concat, pack, slice, tile, gather, transpose) work for
 //! every dtype (bool and string included) by gathering flat element indices.
 
-use super::array::{cast, constant, int_values, reshape, zeros_like};
+use super::array::{cast, constant, index_dtype, index_tensor, int_values, reshape, zeros_like};
 use super::kernels::{broadcast_binary, normalize_axes, reduce, Num};
 use super::math::{broadcast_partial, mul, neg, reduce_to_inputs};
 use super::{GradCtx, InferCtx, KernelCtx, OpDef};
@@ -121,10 +121,7 @@ fn interleave(parts: &[&Storage], outer: usize, chunks: &[usize]) -> Result<Stor
 
 /// A 1-d int tensor of `dtype` (int32 or int64) holding `v`.
 fn int_tensor(dtype: DType, v: &[i64]) -> Result<Tensor> {
-    match dtype {
-        DType::Int64 => Ok(Tensor::vector(v.to_vec())),
-        _ => Ok(Tensor::vector(v.iter().map(|&x| x as i32).collect::<Vec<i32>>())),
-    }
+    index_tensor(&[v.len()], v, dtype)
 }
 
 /// A constant `Const` named `<base>/<suffix>` for an op about to be named `base`.
@@ -563,7 +560,12 @@ impl OpDef for Slice {
         let x = ctx.shape(0);
         let begin = ctx.const_input(1).map(|b| int_values(&b)).transpose()?;
         let size = ctx.const_input(2).map(|b| int_values(&b)).transpose()?;
-        let rank = x.rank().or(begin.as_ref().map(|b| b.len())).or(size.as_ref().map(|b| b.len()));
+        let rank = x
+            .rank()
+            .or(begin.as_ref().map(|b| b.len()))
+            .or(size.as_ref().map(|b| b.len()))
+            .or(ctx.shape(1).dim(0))
+            .or(ctx.shape(2).dim(0));
         let Some(rank) = rank else {
             return Ok(vec![(t, Shape::unknown())]);
         };
@@ -640,8 +642,9 @@ impl OpDef for Slice {
 /// (TensorFlow's `_SliceGrad`: `Pad` under `gradients/Slice_grad/`); none for begin/size.
 pub fn slice(s: &Scope, input: &Output, begin: &[i64], size: &[i64]) -> Result<Output> {
     let base = s.unique_op_name("Slice");
-    let b = const_under(s, &base, "begin", Tensor::vector(begin.iter().map(|&v| v as i32).collect::<Vec<_>>()))?;
-    let z = const_under(s, &base, "size", Tensor::vector(size.iter().map(|&v| v as i32).collect::<Vec<_>>()))?;
+    let dtype = index_dtype(begin.iter().chain(size));
+    let b = const_under(s, &base, "begin", index_tensor(&[begin.len()], begin, dtype)?)?;
+    let z = const_under(s, &base, "size", index_tensor(&[size.len()], size, dtype)?)?;
     slice_dyn(&s.named(&format!("{base}/")), input, &b, &z)
 }
 

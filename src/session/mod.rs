@@ -64,7 +64,7 @@ impl Session {
         for ((_, t), (dtype, shape, name)) in feeds.iter().zip(&plan.feed_checks) {
             if t.dtype() != *dtype {
                 return Err(Error::invalid_argument(format!(
-                    "Cannot feed a {} tensor for Tensor {name}, which has dtype {dtype}",
+                    "Cannot feed a tensor of dtype {} for Tensor {name}, which has dtype {dtype}",
                     t.dtype()
                 )));
             }

@@ -5,7 +5,7 @@
 
 use crate::inspect::resolve_checkpoint;
 use crate::model_file::{format_by_extension, Format};
-use crate::model_info::load_model;
+use crate::model_info::{load_model, ModelKind};
 use std::path::PathBuf;
 use tensorgraph::io::graph_def::{freeze, write_graph_def, write_graph_def_text};
 use tensorgraph::{Graph, Session};
@@ -48,6 +48,14 @@ pub fn run(args: &FreezeArgs) -> Result<(), String> {
     let (prefix, _) = resolve_checkpoint(&args.ckpt)?;
     match &loaded.saver {
         Some(saver) => saver.restore(&sess, &prefix).map_err(|e| e.to_string())?,
+        None if loaded.kind == ModelKind::GraphDef
+            && graph.operations().iter().any(|o| matches!(o.op_type().as_str(), "VariableV2" | "VarHandleOp")) =>
+        {
+            return Err(format!(
+                "--meta {} is a GraphDef, which holds no saver to restore --ckpt with; pass the .meta file the checkpoint was saved with",
+                args.meta.display()
+            ))
+        }
         None => eprintln!("freeze: {} has no variables; nothing restored", args.meta.display()),
     }
     let frozen = freeze(&graph, &sess, &outputs).map_err(|e| format!("freezing {}: {e}", args.meta.display()))?;

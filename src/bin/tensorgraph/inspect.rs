@@ -100,6 +100,14 @@ pub fn resolve_checkpoint(path: &Path) -> Result<(PathBuf, bool), String> {
         };
     }
     if !index_path(path).exists() && path.is_file() {
+        if let Some(stem) = path.to_str().and_then(|p| p.strip_suffix(".meta")) {
+            if index_path(Path::new(stem)).exists() {
+                return Err(format!(
+                    "{} is the model (a MetaGraphDef), not the checkpoint; the checkpoint prefix is {stem}",
+                    path.display()
+                ));
+            }
+        }
         if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
             let stem = name.strip_suffix(".index").filter(|s| !s.is_empty()).or_else(|| strip_data_suffix(name));
             if let Some(stem) = stem {

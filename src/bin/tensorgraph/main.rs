@@ -151,7 +151,7 @@ enum Command {
     },
     /// Freeze a model: import a .meta, restore a checkpoint, turn the variables the outputs
     /// need into constants (tf.compat.v1.graph_util.convert_variables_to_constants), and
-    /// write the pruned GraphDef (binary, or text for -o *.pbtxt).
+    /// write the pruned GraphDef (binary, or text for -o *.pbtxt / *.txt).
     Freeze {
         /// The .meta file.
         #[arg(long)]
@@ -162,7 +162,7 @@ enum Command {
         /// Output node names, comma-separated (probs,loss).
         #[arg(long, value_delimiter = ',', required = true)]
         outputs: Vec<String>,
-        /// The frozen GraphDef to write (.pb binary; .pbtxt text).
+        /// The frozen GraphDef to write (.pb binary; .pbtxt or .txt text).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },

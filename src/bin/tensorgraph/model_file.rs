@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use tensorgraph::io::checkpoint::index_path;
+use tensorgraph::io::checkpoint::table::TABLE_MAGIC;
 use tensorgraph::io::graph_def::text_format_first_field;
 use tensorgraph::io::proto::text::{graph_def_from_text, meta_graph_def_from_text};
 use tensorgraph::io::proto::{GraphDef, MetaGraphDef};
@@ -172,6 +173,11 @@ pub fn read_model(path: &Path, arg: &str) -> Result<ModelFile, String> {
     };
     if bytes.is_empty() {
         return Err(format!("InvalidArgument: {arg} {shown} is empty (0 bytes)"));
+    }
+    if bytes.len() >= 8 && bytes[bytes.len() - 8..] == TABLE_MAGIC.to_le_bytes() {
+        return Err(format!(
+            "InvalidArgument: {arg} {shown} is a checkpoint index (a .index file), not a model; pass its checkpoint prefix to --ckpt or to inspect"
+        ));
     }
     let text_field = text_format_first_field(&bytes);
     if text_field == Some("") {

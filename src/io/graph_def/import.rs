@@ -165,8 +165,9 @@ impl<'a> Inputs<'a> {
 /// checked against the registry, each node goes through shape and dtype inference, names
 /// get the prefix (`import/...` by default), `_class` colocation entries (`loc:@v1`) are
 /// rewritten with it, and imported names are marked used in the graph's name table.
-/// The graph is locked for the import; on any error it is left unchanged (apart from the
-/// prefix, which stays reserved, as in TensorFlow).
+/// The graph is locked for the import; on any error it is left unchanged, its prefix
+/// included (TensorFlow keeps a failed import's prefix, so that a retry lands in
+/// `import_1/`; here it lands in `import/`).
 ///
 /// Errors: `Unimplemented` naming the first node (in GraphDef order) whose op type
 /// tensorgraph lacks; `InvalidArgument` for a duplicate node name, an input naming a node
@@ -174,7 +175,9 @@ impl<'a> Inputs<'a> {
 /// nodes), an output index past the source's outputs, an input-map key the GraphDef does
 /// not have, an input-map value from another graph or of the wrong dtype, a return element
 /// not in the GraphDef, a name clash under prefix `""`, a GraphDef whose version this
-/// producer cannot consume, and attrs or shapes that inference rejects.
+/// producer cannot consume, a node name or prefix TensorFlow would refuse, a colocation
+/// (`_class`) with a node the GraphDef lacks, and missing or wrong attrs and shapes that
+/// inference rejects.
 pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGraphDefOptions) -> Result<ImportResult> {
     import_graph_def_logged(graph, graph_def, options).map(|(result, _)| result)
 }
@@ -186,10 +189,11 @@ pub(crate) fn import_graph_def_logged(
     graph_def: &GraphDef,
     options: &ImportGraphDefOptions,
 ) -> Result<(ImportResult, ImportLog)> {
-    // the name scope (TensorFlow enters it before anything else, marking it used)
+    // the name scope: taken first, as TensorFlow enters it before importing, and given
+    // back when the import fails (TensorFlow keeps it, so a retry would land in `import_1`)
     let requested = options.prefix.as_deref().unwrap_or("import");
-    let prefix = if requested.is_empty() {
-        String::new()
+    let (prefix, reserved) = if requested.is_empty() {
+        (String::new(), None)
     } else {
         let name = requested.strip_suffix('/').unwrap_or(requested);
         if !is_valid_scope_name(name) {
@@ -198,11 +202,26 @@ pub(crate) fn import_graph_def_logged(
             )));
         }
         if name.len() < requested.len() {
-            name.to_string()
+            (name.to_string(), None)
         } else {
-            graph.write().names.unique(requested)
+            let (unique, undo) = graph.write().names.unique_undoable(requested);
+            (unique, Some(undo))
         }
     };
+    let result = import_under(graph, graph_def, options, prefix);
+    if let (Err(_), Some(undo)) = (&result, reserved) {
+        graph.write().names.undo_unique(undo);
+    }
+    result
+}
+
+/// [`import_graph_def_logged`] once the prefix is chosen.
+fn import_under(
+    graph: &Graph,
+    graph_def: &GraphDef,
+    options: &ImportGraphDefOptions,
+    prefix: String,
+) -> Result<(ImportResult, ImportLog)> {
     check_versions(graph_def)?;
     let nodes = &graph_def.node;
     // index and validate
