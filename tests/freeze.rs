@@ -162,6 +162,11 @@ fn errors() {
     assert_eq!(e.code, Code::InvalidArgument);
     assert!(e.message.contains("'add_1:1'") && e.message.contains("1 output(s)"), "{e}");
     assert_eq!(freeze(&g, &sess, &["add_1:0"]).unwrap().node.len(), 8);
+    for (bad, want) in [("^add_1", "give the node name 'add_1'"), ("add_1:x", "the output index 'x' is not a number")] {
+        let e = freeze(&g, &sess, &[bad]).unwrap_err();
+        assert_eq!(e.code, Code::InvalidArgument);
+        assert!(e.message.contains(want), "{e}");
+    }
     let e = freeze(&g, &sess, &[]).unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument);
     assert!(e.message.contains("at least one output"), "{e}");

@@ -47,6 +47,18 @@ fn resolve_output<'a>(index: &HashMap<&'a str, usize>, name: &'a str) -> Result<
     if index.contains_key(name) {
         return Ok(name);
     }
+    if let Some(node) = name.strip_prefix('^') {
+        return Err(Error::invalid_argument(format!(
+            "output '{name}' is written as a control input; give the node name '{node}'"
+        )));
+    }
+    if let Some((node, idx)) = name.rsplit_once(':') {
+        if index.contains_key(node) && idx.parse::<usize>().is_err() {
+            return Err(Error::invalid_argument(format!(
+                "output '{name}': the output index '{idx}' is not a number (write '{node}' or '{node}:0')"
+            )));
+        }
+    }
     let bare = node_name(name);
     if index.contains_key(bare) {
         return Ok(bare);
