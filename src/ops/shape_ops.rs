@@ -290,7 +290,7 @@ pub fn concat(s: &Scope, values: &[Output], axis: i32) -> Result<Output> {
 }
 
 /// `ConcatV2` with the axis given as a tensor (int32 or int64 scalar), default name `concat`.
-/// Errors as [`concat`].
+/// Errors as [`concat()`].
 pub fn concat_dyn(s: &Scope, values: &[Output], axis: &Output) -> Result<Output> {
     let t = values.first().map(|v| v.dtype()).unwrap_or(DType::Float);
     s.op("ConcatV2", "concat")
@@ -648,7 +648,7 @@ pub fn slice(s: &Scope, input: &Output, begin: &[i64], size: &[i64]) -> Result<O
     slice_dyn(&s.named(&format!("{base}/")), input, &b, &z)
 }
 
-/// `Slice` with `begin`/`size` given as 1-d int32 or int64 tensors of one dtype. As [`slice`].
+/// `Slice` with `begin`/`size` given as 1-d int32 or int64 tensors of one dtype. As [`slice()`].
 pub fn slice_dyn(s: &Scope, input: &Output, begin: &Output, size: &Output) -> Result<Output> {
     s.op("Slice", "Slice")
         .input(input)
