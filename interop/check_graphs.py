@@ -22,13 +22,8 @@ import json
 import os
 import sys
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-from google.protobuf import text_format  # noqa: E402
-
-tf1 = tf.compat.v1
-tf.get_logger().setLevel("ERROR")
+from google.protobuf import text_format
+from tfcheck import np, tf, tf1  # noqa: F401
 RTOL, ATOL = 1e-5, 1e-6
 
 PASSED = 0

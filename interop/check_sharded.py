@@ -21,11 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-tf1 = tf.compat.v1
+from tfcheck import np, tf, tf1  # noqa: F401
 
 
 def expected():

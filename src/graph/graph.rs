@@ -178,10 +178,18 @@ impl Graph {
 
     /// The variables of collection `name` (`variables`, `trainable_variables`, ...).
     pub fn variables_in(&self, name: &str) -> Vec<super::Variable> {
-        self.collection(name)
+        self.variables_from(&self.collection(name))
+    }
+
+    /// The variables among collection `items` of this graph.
+    pub(crate) fn variables_from<'a>(
+        &self,
+        items: impl IntoIterator<Item = &'a CollectionItem>,
+    ) -> Vec<super::Variable> {
+        items
             .into_iter()
             .filter_map(|c| match c {
-                CollectionItem::Variable(r) => Some(super::Variable::from_record(self, &r)),
+                CollectionItem::Variable(r) => Some(super::Variable::from_record(self, r)),
                 _ => None,
             })
             .collect()

@@ -18,5 +18,6 @@ pub use graph::{CollectionItem, Graph};
 pub(crate) use import::ImportLog;
 pub use naming::NameTable;
 pub use node::{Node, Operation, Output};
+pub(crate) use scope::is_valid_op_name;
 pub use scope::{OpBuilder, Reuse, Scope, VarScope};
 pub use variable::{Variable, VariableOptions, VariableRecord};

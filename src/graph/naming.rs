@@ -5,13 +5,13 @@ use hashbrown::HashMap;
 use rustc_hash::FxBuildHasher;
 use std::borrow::Cow;
 
-/// What [`NameTable::unique_undoable`] changed: the requested name's key and its count
-/// before, and the suffixed key it added.
+/// What [`NameTable::unique_undoable`] did: the name asked for, the name given, and the
+/// count of the asked-for name before.
 #[derive(Debug)]
 pub(crate) struct UniqueUndo {
-    key: String,
+    requested: String,
+    given: String,
     previous: Option<usize>,
-    added: Option<String>,
 }
 
 /// The table's key for `name`: lowercased, borrowed when it already is.
@@ -27,46 +27,45 @@ fn lowercase(name: &str) -> Cow<'_, str> {
 #[derive(Debug, Default, Clone)]
 pub struct NameTable {
     in_use: HashMap<String, usize, FxBuildHasher>,
-    /// Bumped by every change, so a copy can tell whether the original changed since.
-    version: u64,
 }
 
 impl NameTable {
     /// Returns `name` made unique (`name`, `name_1`, `name_2`, ...) and marks it used.
     /// `name` is the full name, including any scope prefix.
     pub fn unique(&mut self, name: &str) -> String {
-        self.unique_undoable(name).0
-    }
-
-    /// [`NameTable::unique`], also returning what [`NameTable::undo_unique`] needs to take
-    /// the name back (an import that failed gives its prefix back).
-    pub(crate) fn unique_undoable(&mut self, name: &str) -> (String, UniqueUndo) {
-        self.version += 1;
         let key = name.to_lowercase();
-        let previous = self.in_use.get(&key).copied();
-        let mut i = previous.unwrap_or(0);
+        let mut i = self.in_use.get(&key).copied().unwrap_or(0);
         self.in_use.insert(key.clone(), i + 1);
         if i == 0 {
-            return (name.to_string(), UniqueUndo { key, previous, added: None });
+            return name.to_string();
         }
         let mut candidate = key.clone();
         while self.in_use.contains_key(&candidate) {
             candidate = format!("{key}_{i}");
             i += 1;
         }
-        self.in_use.insert(candidate.clone(), 1);
-        (format!("{name}_{}", i - 1), UniqueUndo { key, previous, added: Some(candidate) })
+        self.in_use.insert(candidate, 1);
+        format!("{name}_{}", i - 1)
+    }
+
+    /// [`NameTable::unique`], also returning what [`NameTable::undo_unique`] needs to take
+    /// the name back (an import that failed gives its prefix back).
+    pub(crate) fn unique_undoable(&mut self, name: &str) -> (String, UniqueUndo) {
+        let previous = self.in_use.get(&name.to_lowercase()).copied();
+        let unique = self.unique(name);
+        let undo = UniqueUndo { requested: name.to_string(), given: unique.clone(), previous };
+        (unique, undo)
     }
 
     /// Takes back a name [`NameTable::unique_undoable`] gave.
     pub(crate) fn undo_unique(&mut self, undo: UniqueUndo) {
-        self.version += 1;
+        let key = undo.requested.to_lowercase();
         match undo.previous {
-            Some(n) => self.in_use.insert(undo.key, n),
-            None => self.in_use.remove(&undo.key),
+            Some(n) => self.in_use.insert(key, n),
+            None => self.in_use.remove(&key),
         };
-        if let Some(added) = undo.added {
-            self.in_use.remove(&added);
+        if undo.given != undo.requested {
+            self.in_use.remove(&undo.given.to_lowercase());
         }
     }
 
@@ -79,7 +78,6 @@ impl NameTable {
     /// itself and its enclosing scopes, as the length of that prefix of `name` (for
     /// [`NameTable::forget`] to take back).
     pub(crate) fn mark_used_reporting(&mut self, name: &str, mut added: impl FnMut(usize)) {
-        self.version += 1;
         // the name and every enclosing scope of it are in use, as in TensorFlow
         let mut part = name;
         loop {
@@ -96,18 +94,12 @@ impl NameTable {
 
     /// Unmarks `name` (which [`NameTable::mark_used_reporting`] added).
     pub(crate) fn forget(&mut self, name: &str) {
-        self.version += 1;
         self.in_use.remove(lowercase(name).as_ref());
     }
 
     /// Makes room for `n` more names.
     pub fn reserve(&mut self, n: usize) {
         self.in_use.reserve(n);
-    }
-
-    /// A number that changes whenever the table does.
-    pub fn version(&self) -> u64 {
-        self.version
     }
 
     /// True when `name` is in use.

@@ -70,6 +70,14 @@ impl Node {
             v => Err(self.wrong_attr(name, "shape", v)),
         }
     }
+    /// A `shape` attr, or `default` when absent (a present attr of another kind is an error).
+    pub fn attr_shape_or(&self, name: &str, default: Shape) -> Result<Shape> {
+        match self.attrs.get(name) {
+            None => Ok(default),
+            Some(AttrValue::Shape(s)) => Ok(s.clone()),
+            Some(v) => Err(self.wrong_attr(name, "shape", v)),
+        }
+    }
     /// A `tensor` attr.
     pub fn attr_tensor(&self, name: &str) -> Result<&Tensor> {
         match self.attr(name)? {

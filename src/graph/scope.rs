@@ -302,12 +302,18 @@ impl Graph {
     }
 }
 
-/// Checks a full op name against TensorFlow's rule (`[A-Za-z0-9.][A-Za-z0-9_.\-/>]*`,
-/// no empty scope parts). Errors: `InvalidArgument` naming it.
+/// Python TensorFlow's rule for an op or root scope name (`_VALID_OP_NAME_REGEX`,
+/// `[A-Za-z0-9.][A-Za-z0-9_.\-/>]*`).
+pub(crate) fn is_valid_op_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b"_.-/>".contains(&b))
+}
+
+/// Checks a full op name against TensorFlow's rule ([`is_valid_op_name`]) with no empty
+/// scope parts. Errors: `InvalidArgument` naming it.
 pub(crate) fn check_op_name(name: &str) -> Result<()> {
-    let first_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '.');
-    let rest_ok = name.chars().all(|c| c.is_ascii_alphanumeric() || "_.-/>".contains(c));
-    if !first_ok || !rest_ok || name.split('/').any(str::is_empty) {
+    if !is_valid_op_name(name) || name.split('/').any(str::is_empty) {
         return Err(Error::invalid_argument(format!(
             "'{name}' is not a valid op name: names start with a letter, digit or '.', and contain only letters, digits and _ . - / >"
         )));

@@ -97,10 +97,7 @@ impl OpDef for Placeholder {
         "Placeholder"
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        let shape = match ctx.node.attrs.get("shape") {
-            None => Shape::unknown(),
-            Some(_) => ctx.node.attr_shape("shape")?.clone(),
-        };
+        let shape = ctx.node.attr_shape_or("shape", Shape::unknown())?;
         one(ctx.node.attr_type("dtype")?, shape)
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
@@ -126,10 +123,7 @@ impl OpDef for PlaceholderWithDefault {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(1)?;
-        let shape = match ctx.node.attrs.get("shape") {
-            None => ctx.shape(0).clone(),
-            Some(_) => ctx.node.attr_shape("shape")?.clone(),
-        };
+        let shape = ctx.node.attr_shape_or("shape", ctx.shape(0).clone())?;
         one(ctx.dtype(0), shape)
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {

@@ -5,7 +5,7 @@
 
 use super::{InferCtx, KernelCtx, OpDef};
 use crate::error::{Error, Result};
-use crate::graph::AttrValue;
+use crate::graph::{AttrValue, Operation, Output, Scope};
 use crate::io::checkpoint::{data_path, index_path, CheckpointReader, CheckpointWriter};
 use crate::tensor::{DType, Shape, Tensor};
 
@@ -207,4 +207,25 @@ impl OpDef for MergeV2Checkpoints {
     fn is_stateful(&self) -> bool {
         true
     }
+}
+
+/// A 1-d string tensor of `v` (`tensor_names`, `shape_and_slices` of the saver ops).
+pub(crate) fn string_vector(v: &[&str]) -> Result<Tensor> {
+    Tensor::strings(&[v.len()], v.iter().map(|s| s.as_bytes().to_vec()).collect())
+}
+
+/// `RestoreV2` (`tf.raw_ops.RestoreV2`) reading the whole tensors `names` (of `dtypes`)
+/// from the checkpoint `prefix` (a string scalar) when it runs: the op named by `op` (from
+/// [`Scope::op_scope`]), with its constants `tensor_names` and `shape_and_slices` (all
+/// `""`) in the op's name scope `inner`. Output `i`: tensor `names[i]`, of unknown shape.
+/// Errors: as the ops added; when run, `NotFound` for a missing checkpoint or tensor.
+pub fn restore_v2(op: &Scope, inner: &Scope, prefix: &Output, names: &[&str], dtypes: &[DType]) -> Result<Operation> {
+    let tensor_names = super::constant(&inner.named("tensor_names"), string_vector(names)?)?;
+    let slices = super::constant(&inner.named("shape_and_slices"), string_vector(&vec![""; names.len()])?)?;
+    op.op("RestoreV2", "RestoreV2")
+        .input(prefix)
+        .input(&tensor_names)
+        .input(&slices)
+        .attr("dtypes", AttrValue::ListType(dtypes.to_vec()))
+        .build()
 }

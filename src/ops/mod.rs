@@ -93,7 +93,7 @@ impl InferCtx<'_> {
 
     /// Errors when the type attr `attr` differs from input `i`'s dtype (TensorFlow: "Input 0
     /// of node a was passed int32 from x:0 incompatible with expected float"), is not a
-    /// type, or is missing from a node imported from a GraphDef ("NodeDef missing attr").
+    /// type, or is missing ("NodeDef missing attr"; the op builders always set it).
     pub fn check_type_attr(&self, attr: &str, i: usize) -> Result<()> {
         let Some((got, _)) = self.inputs.get(i) else { return Ok(()) };
         match self.node.attrs.get(attr) {

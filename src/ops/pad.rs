@@ -294,12 +294,13 @@ fn paddings_tensor(paddings: &[[i64; 2]]) -> Result<Tensor> {
 }
 
 /// `tf.pad(input, paddings)` (mode `CONSTANT`, fill 0) with constant paddings: op `Pad`
-/// (attrs `T`, `Tpaddings = int32`), default name `Pad`, paddings an int32 `[rank, 2]`
-/// const `Pad/paddings`. `input` any dtype; output dimension `i` is
+/// (attrs `T`, `Tpaddings`), default name `Pad`, paddings a `[rank, 2]` const
+/// `Pad/paddings`: int32, or int64 when a value does not fit (as Python TensorFlow's
+/// constants). `input` any dtype; output dimension `i` is
 /// `paddings[i][0] + input.shape[i] + paddings[i][1]`, the new elements zero (false,
 /// empty string). Errors: `InvalidArgument` naming the input shape and paddings when
-/// `paddings` has not one row per dimension of `input`, or holds a negative count (or a
-/// value outside int32). Gradient (w.r.t. `input`): `Slice` of the incoming gradient.
+/// `paddings` has not one row per dimension of `input`, or holds a negative count.
+/// Gradient (w.r.t. `input`): `Slice` of the incoming gradient.
 pub fn pad(s: &Scope, input: &Output, paddings: &[[i64; 2]]) -> Result<Output> {
     let p = paddings_tensor(paddings)?;
     let (op, inner) = s.op_scope("Pad");
@@ -320,8 +321,8 @@ pub fn pad_dyn(s: &Scope, input: &Output, paddings: &Output) -> Result<Output> {
 }
 
 /// `tf.pad(input, paddings, constant_values=c)` with `c` a scalar tensor of `input`'s
-/// dtype and constant paddings: op `PadV2` (attrs `T`, `Tpaddings = int32`), default name
-/// `PadV2`, paddings an int32 const `PadV2/paddings`. As [`pad`], the new elements `c`.
+/// dtype and constant paddings: op `PadV2` (attrs `T`, `Tpaddings`), default name
+/// `PadV2`, paddings a const `PadV2/paddings` as in [`pad`]. As [`pad`], the new elements `c`.
 /// Errors as [`pad`], and `InvalidArgument` when `c`'s dtype differs from `input`'s, or
 /// (when run) `c` is not a scalar. Gradient: as [`pad`]; none for `c` (as TensorFlow).
 pub fn pad_v2(s: &Scope, input: &Output, paddings: &[[i64; 2]], constant_values: &Output) -> Result<Output> {

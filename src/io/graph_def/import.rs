@@ -2,7 +2,9 @@
 
 use super::export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue as GraphAttr, Attrs, Graph, GraphData, ImportLog, Node, Operation, Output};
+use crate::graph::{
+    is_valid_op_name, AttrValue as GraphAttr, Attrs, Graph, GraphData, ImportLog, Node, Operation, Output,
+};
 use crate::io::proto::{AttrValueKind, GraphDef};
 use crate::ops::{self, InferCtx};
 use crate::tensor::{DType, Shape};
@@ -196,7 +198,7 @@ pub(crate) fn import_graph_def_logged(
         (String::new(), None)
     } else {
         let name = requested.strip_suffix('/').unwrap_or(requested);
-        if !is_valid_scope_name(name) {
+        if !is_valid_op_name(name) {
             return Err(Error::invalid_argument(format!(
                 "'{requested}' is not a valid scope name: use letters, digits and _ . - / > (not starting with _ - / >)"
             )));
@@ -340,13 +342,6 @@ fn is_valid_node_name(name: &str) -> bool {
         bytes.next().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.')
             && bytes.all(|b| b.is_ascii_alphanumeric() || b"_.-/".contains(&b))
     })
-}
-
-/// Python TensorFlow's rule for a name scope at the root (`_VALID_OP_NAME_REGEX`).
-fn is_valid_scope_name(name: &str) -> bool {
-    let mut bytes = name.bytes();
-    bytes.next().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.')
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b"_.-/>".contains(&b))
 }
 
 /// Every `_class` colocation entry (`loc:@name`) must name a node of the GraphDef.

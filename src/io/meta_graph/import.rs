@@ -2,7 +2,8 @@
 
 use super::collections::{self, VARIABLE_COLLECTIONS};
 use crate::error::{Error, Result};
-use crate::graph::{CollectionItem, Graph, Variable};
+use crate::graph::collections::GLOBAL_VARIABLES;
+use crate::graph::{Graph, Variable};
 use crate::io::graph_def::{import_graph_def_logged, ImportGraphDefOptions};
 use crate::io::proto::{MetaGraphDef, SaverDef};
 use crate::train::Saver;
@@ -78,19 +79,12 @@ impl Graph {
         for (name, def) in &meta.collection_def {
             resolved.push((name, collections::import(self, scope, name, def)?));
         }
-        // the variables of collection `key`: those the graph had (when `existing`), then the imported ones
-        let variables_of = |key: &str, existing: bool| -> Vec<Variable> {
-            let old = if existing { self.collection(key) } else { Vec::new() };
-            let new = resolved.iter().filter(|(name, _)| name.as_str() == key).flat_map(|(_, items)| items);
-            old.iter()
-                .chain(new)
-                .filter_map(|c| match c {
-                    CollectionItem::Variable(r) => Some(Variable::from_record(self, r)),
-                    _ => None,
-                })
-                .collect()
+        // the variables of imported collection `key`
+        let imported = |key: &str| {
+            self.variables_from(resolved.iter().filter(|(name, _)| name.as_str() == key).flat_map(|(_, items)| items))
         };
-        let globals = variables_of(VARIABLE_COLLECTIONS[0], true);
+        let mut globals = self.global_variables();
+        globals.extend(imported(GLOBAL_VARIABLES));
         let saver = if globals.is_empty() {
             None
         } else {
@@ -103,9 +97,9 @@ impl Graph {
             })
         };
         // the variable-store fix: imported variables are what get_variable finds
-        let mut stored = variables_of(VARIABLE_COLLECTIONS[0], false);
+        let mut stored = imported(GLOBAL_VARIABLES);
         for key in VARIABLE_COLLECTIONS.iter().skip(2) {
-            stored.extend(variables_of(key, false));
+            stored.extend(imported(key));
         }
         for (name, items) in resolved {
             for it in items {

@@ -4,12 +4,8 @@
 use crate::error::Result;
 use crate::graph::{AttrValue, Graph, Operation, Variable};
 use crate::io::proto::SaverDef;
-use crate::ops;
+use crate::ops::{self, io_ops::string_vector};
 use crate::tensor::{DType, Shape, Tensor};
-
-fn strings(v: &[&str]) -> Result<Tensor> {
-    Tensor::strings(&[v.len()], v.iter().map(|s| s.as_bytes().to_vec()).collect())
-}
 
 /// Adds TensorFlow's V2 saver ops for `vars` (checkpoint name → variable, sorted by name)
 /// under a new `save` name scope (`save_1` when taken) and returns their `SaverDef`:
@@ -27,15 +23,15 @@ pub fn add_saver_ops(graph: &Graph, vars: &[(String, Variable)]) -> Result<Saver
     let prefix = ops::placeholder_with_default(&s.named("Const"), &filename, Shape::scalar())?;
     let names: Vec<&str> = vars.iter().map(|(n, _)| n.as_str()).collect();
     let empty = vec![""; names.len()];
-    let dtypes = AttrValue::ListType(vars.iter().map(|(_, v)| v.dtype()).collect());
+    let dtype_list: Vec<DType> = vars.iter().map(|(_, v)| v.dtype()).collect();
     let (save_op, save_scope) = s.op_scope("SaveV2");
-    let save_names = ops::constant(&save_scope.named("tensor_names"), strings(&names)?)?;
-    let save_slices = ops::constant(&save_scope.named("shape_and_slices"), strings(&empty)?)?;
+    let save_names = ops::constant(&save_scope.named("tensor_names"), string_vector(&names)?)?;
+    let save_slices = ops::constant(&save_scope.named("shape_and_slices"), string_vector(&empty)?)?;
     let mut save = save_op.op("SaveV2", "SaveV2").input(&prefix).input(&save_names).input(&save_slices);
     for (_, v) in vars {
         save = save.input(&if v.is_resource() { v.value().clone() } else { v.reference() });
     }
-    let save = save.attr("dtypes", dtypes.clone()).build()?;
+    let save = save.attr("dtypes", AttrValue::ListType(dtype_list.clone())).build()?;
     let class = |name: &str| AttrValue::ListString(vec![format!("loc:@{name}").into_bytes()]);
     let control = s
         .named("control_dependency")
@@ -46,15 +42,7 @@ pub fn add_saver_ops(graph: &Graph, vars: &[(String, Variable)]) -> Result<Saver
         .attr("_class", class(&prefix.op().name()))
         .build()?;
     let (restore_op, restore_scope) = s.op_scope("RestoreV2");
-    let restore_names = ops::constant(&restore_scope.named("tensor_names"), strings(&names)?)?;
-    let restore_slices = ops::constant(&restore_scope.named("shape_and_slices"), strings(&empty)?)?;
-    let restore = restore_op
-        .op("RestoreV2", "RestoreV2")
-        .input(&prefix)
-        .input(&restore_names)
-        .input(&restore_slices)
-        .attr("dtypes", dtypes)
-        .build()?;
+    let restore = ops::io_ops::restore_v2(&restore_op, &restore_scope, &prefix, &names, &dtype_list)?;
     let mut assigns: Vec<Operation> = Vec::with_capacity(vars.len());
     for (i, (_, v)) in vars.iter().enumerate() {
         if v.is_resource() {

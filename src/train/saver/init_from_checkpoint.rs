@@ -2,7 +2,7 @@
 //! of chosen variables load values from a checkpoint, renaming scopes on the way.
 
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, CollectionItem, Graph, Output, Scope, Variable, VariableRecord};
+use crate::graph::{CollectionItem, Graph, Output, Scope, Variable, VariableRecord};
 use crate::io::checkpoint::{latest_checkpoint, CheckpointReader};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 use std::collections::BTreeMap;
@@ -48,7 +48,7 @@ use std::path::{Path, PathBuf};
 /// (`"scope/"`), or a scope holds no variable; `InvalidArgument` when a shape or dtype
 /// differs (naming both), or a scope maps to a single tensor name (TensorFlow's "Assignment
 /// map with scope only name ... should map to scope only ..."); `DataLoss` for a damaged
-/// checkpoint.
+/// checkpoint index. Damaged tensor data shows when the initializer runs.
 pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
     graph: &Graph,
     ckpt_dir_or_prefix: impl AsRef<Path>,
@@ -153,19 +153,9 @@ pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
 /// reading tensor `name` (of `dtype`) from the checkpoint at `prefix` when it runs, with its
 /// `prefix`, `tensor_names` and `shape_and_slices` constants inside its name scope.
 fn checkpoint_initializer(root: &Scope, prefix: &str, name: &str, dtype: DType) -> Result<Output> {
-    let string = |s: &str| Tensor::strings(&[], vec![s.as_bytes().to_vec()]);
-    let strings = |s: &str| Tensor::strings(&[1], vec![s.as_bytes().to_vec()]);
     let (op, inner) = root.op_scope("checkpoint_initializer");
-    let prefix = crate::ops::constant(&inner.named("prefix"), string(prefix)?)?;
-    let names = crate::ops::constant(&inner.named("tensor_names"), strings(name)?)?;
-    let slices = crate::ops::constant(&inner.named("shape_and_slices"), strings("")?)?;
-    op.op("RestoreV2", "RestoreV2")
-        .input(&prefix)
-        .input(&names)
-        .input(&slices)
-        .attr("dtypes", AttrValue::ListType(vec![dtype]))
-        .build()?
-        .output(0)
+    let prefix = crate::ops::constant(&inner.named("prefix"), Tensor::strings(&[], vec![prefix.as_bytes().to_vec()])?)?;
+    crate::ops::io_ops::restore_v2(&op, &inner, &prefix, &[name], &[dtype])?.output(0)
 }
 
 /// The checkpoint prefix of `p`: the latest checkpoint when `p` is a directory.
