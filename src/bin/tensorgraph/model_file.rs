@@ -236,14 +236,20 @@ pub fn read_model(path: &Path, arg: &str) -> Result<ModelFile, String> {
     })
 }
 
-/// The op types of `gd` that tensorgraph does not implement, with their node counts,
-/// most frequent first.
-pub fn unsupported_op_types(gd: &GraphDef) -> Vec<(&str, usize)> {
+/// The number of nodes of each op type of `gd`, by op type.
+pub fn op_type_counts(gd: &GraphDef) -> BTreeMap<&str, usize> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for n in &gd.node {
         *counts.entry(n.op.as_str()).or_insert(0) += 1;
     }
-    let mut v: Vec<(&str, usize)> = counts.into_iter().filter(|(op, _)| ops::lookup(op).is_err()).collect();
+    counts
+}
+
+/// The op types among `counts` (see [`op_type_counts`]) that tensorgraph does not
+/// implement, with their node counts, most frequent first.
+pub fn unsupported_op_types<'a>(counts: &BTreeMap<&'a str, usize>) -> Vec<(&'a str, usize)> {
+    let mut v: Vec<(&str, usize)> =
+        counts.iter().map(|(&op, &n)| (op, n)).filter(|(op, _)| ops::lookup(op).is_err()).collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     v
 }
@@ -287,7 +293,7 @@ pub fn unsupported_advice(types: &[(&str, usize)]) -> Vec<String> {
 /// Fails when `gd` (the graph of model file `path`) uses op types tensorgraph does not
 /// implement, naming them all with advice. Errors: an `Unimplemented` message.
 pub fn check_op_types(gd: &GraphDef, path: &Path) -> Result<(), String> {
-    let types = unsupported_op_types(gd);
+    let types = unsupported_op_types(&op_type_counts(gd));
     if types.is_empty() {
         return Ok(());
     }

@@ -5,7 +5,7 @@
 
 use crate::inspect::write_stdout;
 use crate::model_file::{
-    check_op_types, op_counts_text, read_model, unsupported_advice, unsupported_op_types, Format, Model,
+    check_op_types, op_counts_text, op_type_counts, read_model, unsupported_advice, unsupported_op_types, Format, Model,
 };
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
@@ -94,12 +94,8 @@ struct Summary<'a> {
 }
 
 fn summarize(gd: &GraphDef) -> Summary<'_> {
-    let mut op_types = BTreeMap::new();
-    let mut consumed: HashSet<&str> = HashSet::new();
-    for n in &gd.node {
-        *op_types.entry(n.op.as_str()).or_insert(0) += 1;
-        consumed.extend(n.input.iter().map(|i| node_name(i)));
-    }
+    let op_types = op_type_counts(gd);
+    let consumed: HashSet<&str> = gd.node.iter().flat_map(|n| n.input.iter().map(|i| node_name(i))).collect();
     let placeholders =
         gd.node.iter().filter(|n| matches!(n.op.as_str(), "Placeholder" | "PlaceholderWithDefault")).collect();
     let outputs = gd.node.iter().filter(|n| !consumed.contains(n.name.as_str())).collect();
@@ -116,7 +112,7 @@ pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
         Model::Graph(_) => None,
     };
     let s = summarize(&gd);
-    let unsupported = unsupported_op_types(&gd);
+    let unsupported = unsupported_op_types(&s.op_types);
     let format = if meta.is_some() { "MetaGraphDef" } else { "GraphDef" };
     let text_encoded = matches!(file.format, Format::TextGraphDef | Format::TextMeta);
     let collections: Vec<String> =
