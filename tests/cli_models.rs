@@ -4,7 +4,7 @@
 //! implement. Messages and exit codes are asserted exactly.
 
 mod common;
-use common::cli::{fails_with, ok, s, tg};
+use common::cli::{fails_with, freeze_args, ok, s, tg};
 use common::fixtures;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -16,18 +16,7 @@ fn seed004() -> PathBuf {
 
 /// Freezes seed004 into `out` (text for .txt / .pbtxt).
 fn freeze_seed004(out: &Path) {
-    let dir = seed004();
-    ok(&[
-        "freeze",
-        "--meta",
-        &s(&dir.join("model.ckpt.meta")),
-        "--ckpt",
-        &s(&dir.join("model.ckpt")),
-        "--outputs",
-        "add_1",
-        "-o",
-        &s(out),
-    ]);
+    ok(&freeze_args(&seed004(), "add_1", out));
 }
 
 /// `run MODEL [--ckpt seed004] --fetch add_1:0 --json` gives seed004's 6.0; returns stderr.

@@ -2,7 +2,7 @@
 //! graphs and meta graphs; bad input exits 1 with a message on stderr and never panics.
 
 mod common;
-use common::cli::{fails, ok, s};
+use common::cli::{fails, freeze_args, ok, s};
 use common::{assert_close, fixtures};
 use serde_json::Value;
 use std::ffi::OsStr;
@@ -94,17 +94,7 @@ fn freeze_then_run() {
     let tmp = tempfile::tempdir().unwrap();
     for name in ["frozen.pb", "frozen.pbtxt"] {
         let out = tmp.path().join(name);
-        ok(&[
-            "freeze",
-            "--meta",
-            &s(&dir.join("model.ckpt.meta")),
-            "--ckpt",
-            &s(&dir.join("model.ckpt")),
-            "--outputs",
-            "add_1",
-            "-o",
-            &s(&out),
-        ]);
+        ok(&freeze_args(&dir, "add_1", &out));
         if name.ends_with(".pbtxt") {
             let text = std::fs::read_to_string(&out).unwrap();
             assert!(text.starts_with("node {\n  name: \"v1\"\n  op: \"Const\""), "{text}");
@@ -119,37 +109,14 @@ fn freeze_then_run() {
     // mlp: frozen here, then run to TensorFlow's probabilities
     let mlp = fixtures().join("mlp");
     let out = tmp.path().join("mlp.pb");
-    ok(&[
-        "freeze",
-        "--meta",
-        &s(&mlp.join("model.ckpt.meta")),
-        "--ckpt",
-        &s(&mlp.join("model.ckpt")),
-        "--outputs",
-        "probs",
-        "-o",
-        &s(&out),
-    ]);
+    ok(&freeze_args(&mlp, "probs", &out));
     let feed = format!("x={}", s(&mlp.join("inputs.npy")));
     let o = ok(&["run", &s(&out), "--feed", &feed, "--fetch", "probs:0", "--json"]);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     let (_, want) = npy_f32(&mlp.join("expected_probs.npy"));
     assert_close("probs", &common::flat_f64(&v[0]["values"]), &f64s(&want));
     // freeze errors: a missing output node
-    let e = fails(
-        &[
-            "freeze",
-            "--meta",
-            &s(&mlp.join("model.ckpt.meta")),
-            "--ckpt",
-            &s(&mlp.join("model.ckpt")),
-            "--outputs",
-            "probz",
-            "-o",
-            &s(&tmp.path().join("x.pb")),
-        ],
-        "probz",
-    );
+    let e = fails(&freeze_args(&mlp, "probz", &tmp.path().join("x.pb")), "probz");
     assert!(e.contains("not in the graph"), "{e}");
 }
 

@@ -3,7 +3,7 @@
 //! with the same outputs, give TensorFlow's nodes and values; pruning and errors.
 
 mod common;
-use common::{assert_close, fixtures, manifest};
+use common::{assert_close, fixtures, manifest, seed004_graph};
 use tensorgraph::io::graph_def::{
     extract_sub_graph, freeze, import_graph_def, read_graph_def, write_graph_def, ImportGraphDefOptions,
 };
@@ -33,15 +33,7 @@ fn read_npy_f32(path: std::path::PathBuf) -> Tensor {
 
 /// The seed004 graph built here: v1, v2, v3, add, add_1 (values 1, 2, 3).
 fn seed004() -> (Graph, Session) {
-    let g = Graph::new();
-    let s = g.scope();
-    let mut vars = Vec::new();
-    for (name, v) in [("v1", 1.0f32), ("v2", 2.0), ("v3", 3.0)] {
-        let c = ops::constant(&s, Tensor::new(&[1], vec![v]).unwrap()).unwrap();
-        vars.push(s.variable(name, &c).unwrap());
-    }
-    let add = ops::add(&s, &vars[0], &vars[1]).unwrap();
-    ops::add(&s, &add, &vars[2]).unwrap();
+    let (g, vars, _, _) = seed004_graph();
     let sess = Session::new(&g).unwrap();
     for v in &vars {
         sess.run_targets(&[v.initializer()]).unwrap();

@@ -2,21 +2,10 @@
 //! activations and their gradient ops, Softmax/LogSoftmax and the cross-entropy losses.
 
 mod common;
-use common::{check_gradients, values};
+use common::{check_gradients, one, values, weighted};
 use tensorgraph::{ops, DType, Output, Scope, Tensor};
 
 const TOL: f64 = 1e-6;
-
-fn one(shape: &[usize], seed: u64, lo: f64, hi: f64) -> (Vec<usize>, Vec<f64>) {
-    (shape.to_vec(), values(shape.iter().product(), seed, lo, hi))
-}
-
-/// `y * w` for fixed pseudo-random weights `w` shaped like `y` (so sums like
-/// `sum(softmax(x))`, constant in `x`, still test something).
-fn weighted(s: &Scope, y: &Output, shape: &[usize], seed: u64) -> Output {
-    let w = Tensor::new(shape, values(shape.iter().product(), seed, -1.0, 1.0)).unwrap();
-    ops::mul(s, y, &ops::constant(s, w).unwrap()).unwrap()
-}
 
 /// Values away from 0 (|v| in [0.2, 2)), for ops with a kink there.
 fn away_from_zero(n: usize, seed: u64) -> Vec<f64> {

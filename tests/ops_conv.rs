@@ -4,7 +4,7 @@
 //! the manifest's weights, and imported from frozen.pb).
 
 mod common;
-use common::{check_gradients, values};
+use common::{check_gradients, one, values, weighted};
 use tensorgraph::graph::AttrValue;
 use tensorgraph::{ops, Code, DType, Graph, Output, Scope, Session, Shape, Tensor};
 
@@ -21,15 +21,6 @@ fn cf32(s: &Scope, shape: &[usize], v: Vec<f32>) -> Output {
 
 fn f32s(t: &Tensor) -> Vec<f32> {
     t.to_vec::<f32>().unwrap()
-}
-
-fn one(shape: &[usize], seed: u64, lo: f64, hi: f64) -> (Vec<usize>, Vec<f64>) {
-    (shape.to_vec(), values(shape.iter().product(), seed, lo, hi))
-}
-
-fn weighted(s: &Scope, y: &Output, shape: &[usize], seed: u64) -> Output {
-    let w = Tensor::new(shape, values(shape.iter().product(), seed, -1.0, 1.0)).unwrap();
-    ops::mul(s, y, &ops::constant(s, w).unwrap()).unwrap()
 }
 
 /// 1x3x3x1 holding 1..9.

@@ -4,7 +4,7 @@
 //! the gradient subgraphs (TensorFlow's `_PadGrad` and `_SliceGrad`).
 
 mod common;
-use common::{check_gradients, values};
+use common::{check_gradients, one, weighted};
 use tensorgraph::graph::AttrValue;
 use tensorgraph::tensor::Storage;
 use tensorgraph::train::gradients;
@@ -24,16 +24,6 @@ fn run_feed(out: &Output, feeds: &[(&Output, Tensor)]) -> tensorgraph::Result<Te
 
 fn c<T: tensorgraph::tensor::Element>(s: &Scope, shape: &[usize], v: Vec<T>) -> Output {
     ops::constant(s, Tensor::new(shape, v).unwrap()).unwrap()
-}
-
-fn one(shape: &[usize], seed: u64, lo: f64, hi: f64) -> (Vec<usize>, Vec<f64>) {
-    (shape.to_vec(), values(shape.iter().product(), seed, lo, hi))
-}
-
-/// `y * w` for fixed pseudo-random weights `w` shaped like `y`.
-fn weighted(s: &Scope, y: &Output, shape: &[usize], seed: u64) -> Output {
-    let w = Tensor::new(shape, values(shape.iter().product(), seed, -1.0, 1.0)).unwrap();
-    ops::mul(s, y, &ops::constant(s, w).unwrap()).unwrap()
 }
 
 /// The name of the op feeding input `i` of `o`'s op.

@@ -4,7 +4,7 @@
 //! finite-difference gradient checks.
 
 mod common;
-use common::{check_gradients, values};
+use common::{check_gradients, one, weighted};
 use tensorgraph::graph::AttrValue;
 use tensorgraph::{ops, Code, DType, Graph, Output, Scope, Session, Shape, Tensor};
 
@@ -35,16 +35,6 @@ fn i32s(t: &Tensor) -> Vec<i32> {
 
 fn f32s(t: &Tensor) -> Vec<f32> {
     t.to_vec::<f32>().unwrap()
-}
-
-fn one(shape: &[usize], seed: u64, lo: f64, hi: f64) -> (Vec<usize>, Vec<f64>) {
-    (shape.to_vec(), values(shape.iter().product(), seed, lo, hi))
-}
-
-/// `y * w` for fixed pseudo-random weights `w` shaped like `y`.
-fn weighted(s: &Scope, y: &Output, shape: &[usize], seed: u64) -> Output {
-    let w = Tensor::new(shape, values(shape.iter().product(), seed, -1.0, 1.0)).unwrap();
-    ops::mul(s, y, &ops::constant(s, w).unwrap()).unwrap()
 }
 
 #[test]

@@ -2,25 +2,12 @@
 //! values from the seed004 fixture's manifest.
 
 mod common;
-
-use tensorgraph::{ops, DType, Graph, Session, Tensor};
-
-fn seed_graph() -> (Graph, Vec<tensorgraph::Variable>, tensorgraph::Output, tensorgraph::Output) {
-    let g = Graph::new();
-    let s = g.scope();
-    let mut vars = Vec::new();
-    for (name, v) in [("v1", 1.0f32), ("v2", 2.0), ("v3", 3.0)] {
-        let c = ops::constant(&s, Tensor::new(&[1], vec![v]).unwrap()).unwrap();
-        vars.push(s.variable(name, &c).unwrap());
-    }
-    let add = ops::add(&s, &vars[0], &vars[1]).unwrap();
-    let add_1 = ops::add(&s, &add, &vars[2]).unwrap();
-    (g, vars, add, add_1)
-}
+use common::seed004_graph;
+use tensorgraph::{ops, DType, Session, Tensor};
 
 #[test]
 fn names_follow_tensorflow() {
-    let (g, vars, add, add_1) = seed_graph();
+    let (g, vars, add, add_1) = seed004_graph();
     let names: Vec<String> = g.operations().iter().map(|o| format!("{}:{}", o.name(), o.op_type())).collect();
     assert_eq!(
         names,
@@ -56,7 +43,7 @@ fn names_follow_tensorflow() {
 
 #[test]
 fn runs_to_manifest_values() {
-    let (g, vars, add, add_1) = seed_graph();
+    let (g, vars, add, add_1) = seed004_graph();
     let sess = Session::new(&g).unwrap();
     let err = sess.run(&[], &[&add_1], &[]).unwrap_err();
     assert_eq!(err.code, tensorgraph::Code::FailedPrecondition);
@@ -85,7 +72,7 @@ fn runs_to_manifest_values() {
 
 #[test]
 fn lookups_by_name() {
-    let (g, _, add, _) = seed_graph();
+    let (g, _, add, _) = seed004_graph();
     assert_eq!(g.tensor_by_name("add:0").unwrap(), add);
     assert_eq!(g.operation_by_name("add").unwrap(), add.op());
     let e = g.tensor_by_name("add").unwrap_err();
@@ -98,7 +85,7 @@ fn lookups_by_name() {
 
 #[test]
 fn saver_restores_the_fixture_checkpoint() {
-    let (g, vars, add, add_1) = seed_graph();
+    let (g, vars, add, add_1) = seed004_graph();
     let sess = Session::new(&g).unwrap();
     let fixture = common::fixtures();
     // variables are zeroed first, so the values can only come from the checkpoint

@@ -36,6 +36,14 @@ pub enum AttrValue {
     ListShape(Vec<Shape>),
 }
 
+impl AttrValue {
+    /// The `_class` attr value colocating an op with the op `name` (`[b"loc:@name"]`),
+    /// as TensorFlow gives a variable's `Assign` and `read`.
+    pub fn colocation(name: &str) -> AttrValue {
+        AttrValue::ListString(vec![format!("loc:@{name}").into_bytes()])
+    }
+}
+
 impl From<DType> for AttrValue {
     fn from(v: DType) -> Self {
         AttrValue::Type(v)

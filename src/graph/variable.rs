@@ -386,7 +386,7 @@ fn build_ref_variable(
         .attr("shared_name", "")
         .build()?;
     let reference = var_op.output(0)?;
-    let colocate = crate::graph::AttrValue::ListString(vec![format!("loc:@{full}").into_bytes()]);
+    let colocate = crate::graph::AttrValue::colocation(full);
     let assign = vs
         .named("Assign")
         .op("Assign", "Assign")
@@ -419,7 +419,7 @@ fn build_resource_variable(
     initial_value: Output,
     trainable: bool,
 ) -> Result<Variable> {
-    let colocate = crate::graph::AttrValue::ListString(vec![format!("loc:@{full}").into_bytes()]);
+    let colocate = crate::graph::AttrValue::colocation(full);
     let var_op = vs
         .named(&format!("{full}/"))
         .op("VarHandleOp", "VarHandleOp")

@@ -542,16 +542,7 @@ pub fn conv2d_backprop_input(
     strides: &[i64],
     padding: &str,
 ) -> Result<Output> {
-    s.op("Conv2DBackpropInput", "Conv2DBackpropInput")
-        .input(input_sizes)
-        .input(filter)
-        .input(out_backprop)
-        .attr("T", filter.dtype())
-        .attr("strides", AttrValue::ListInt(nhwc4(strides, "strides")?))
-        .attr("padding", padding)
-        .attr("data_format", "NHWC")
-        .attr("dilations", AttrValue::ListInt(vec![1, 1, 1, 1]))
-        .build_output()
+    conv2d_backprop(s, "Conv2DBackpropInput", [input_sizes, filter, out_backprop], filter.dtype(), strides, padding)
 }
 
 /// `tf.compat.v1.nn.conv2d_backprop_filter(input, filter_sizes, out_backprop, strides,
@@ -565,11 +556,24 @@ pub fn conv2d_backprop_filter(
     strides: &[i64],
     padding: &str,
 ) -> Result<Output> {
-    s.op("Conv2DBackpropFilter", "Conv2DBackpropFilter")
-        .input(input)
-        .input(filter_sizes)
-        .input(out_backprop)
-        .attr("T", input.dtype())
+    conv2d_backprop(s, "Conv2DBackpropFilter", [input, filter_sizes, out_backprop], input.dtype(), strides, padding)
+}
+
+/// A `Conv2DBackpropInput`/`Conv2DBackpropFilter` op of type (and default name) `op_type`
+/// on `inputs`, with the NHWC attrs both share.
+fn conv2d_backprop(
+    s: &Scope,
+    op_type: &str,
+    inputs: [&Output; 3],
+    dtype: DType,
+    strides: &[i64],
+    padding: &str,
+) -> Result<Output> {
+    let mut op = s.op(op_type, op_type);
+    for i in inputs {
+        op = op.input(i);
+    }
+    op.attr("T", dtype)
         .attr("strides", AttrValue::ListInt(nhwc4(strides, "strides")?))
         .attr("padding", padding)
         .attr("data_format", "NHWC")

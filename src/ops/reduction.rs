@@ -30,7 +30,7 @@ impl Reduce {
 }
 
 /// The partial output shape of reducing `x` over constant `axes`.
-fn infer_reduced(x: &Shape, axes: Option<Tensor>, keep: bool) -> Result<Shape> {
+pub(crate) fn infer_reduced(x: &Shape, axes: Option<Tensor>, keep: bool) -> Result<Shape> {
     let (Some(dims), Some(axes)) = (x.dims(), axes) else {
         return Ok(Shape::unknown());
     };

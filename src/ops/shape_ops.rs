@@ -1029,16 +1029,7 @@ impl OpDef for Prod {
         let t = ctx.check_dtype(0, NUMBERS)?;
         ctx.check_dtype(1, INTS)?;
         let keep = ctx.node.attr_bool_or("keep_dims", false)?;
-        let (Some(dims), Some(axes)) = (ctx.shape(0).dims(), ctx.const_input(1)) else {
-            return Ok(vec![(t, Shape::unknown())]);
-        };
-        let axes = normalize_axes(&int_values(&axes)?, dims.len())?;
-        let out: Vec<Option<usize>> = dims
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &d)| if axes.contains(&i) { keep.then_some(Some(1)) } else { Some(d) })
-            .collect();
-        Ok(vec![(t, Shape::partial(&out))])
+        Ok(vec![(t, super::reduction::infer_reduced(ctx.shape(0), ctx.const_input(1), keep)?)])
     }
     fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
         let x = ctx.input(0);

@@ -51,3 +51,11 @@ pub fn fails_with<S: AsRef<OsStr>>(args: &[S], want: &str) {
 pub fn s(p: &Path) -> String {
     p.display().to_string()
 }
+
+/// The arguments of `tensorgraph freeze` for a fixture folder `dir` (its `model.ckpt.meta`
+/// and `model.ckpt`), freezing `outputs` into `out`.
+pub fn freeze_args(dir: &Path, outputs: &str, out: &Path) -> Vec<String> {
+    let meta = s(&dir.join("model.ckpt.meta"));
+    let ckpt = s(&dir.join("model.ckpt"));
+    ["freeze", "--meta", &meta, "--ckpt", &ckpt, "--outputs", outputs, "-o", &s(out)].map(String::from).to_vec()
+}

@@ -19,6 +19,33 @@ pub fn values(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
         .collect()
 }
 
+/// One gradient-check input: `shape` and deterministic values in [lo, hi).
+pub fn one(shape: &[usize], seed: u64, lo: f64, hi: f64) -> (Vec<usize>, Vec<f64>) {
+    (shape.to_vec(), values(shape.iter().product(), seed, lo, hi))
+}
+
+/// `y * w` for fixed pseudo-random weights `w` shaped like `y` (so a gradient check sees
+/// distinct incoming gradients).
+pub fn weighted(s: &Scope, y: &Output, shape: &[usize], seed: u64) -> Output {
+    let w = Tensor::new(shape, values(shape.iter().product(), seed, -1.0, 1.0)).unwrap();
+    ops::mul(s, y, &ops::constant(s, w).unwrap()).unwrap()
+}
+
+/// The seed004 graph: reference variables v1, v2, v3 (float32 [1], values 1, 2, 3),
+/// `add = v1 + v2`, `add_1 = add + v3`.
+pub fn seed004_graph() -> (Graph, Vec<tensorgraph::Variable>, Output, Output) {
+    let g = Graph::new();
+    let s = g.scope();
+    let mut vars = Vec::new();
+    for (name, v) in [("v1", 1.0f32), ("v2", 2.0), ("v3", 3.0)] {
+        let c = ops::constant(&s, Tensor::new(&[1], vec![v]).unwrap()).unwrap();
+        vars.push(s.variable(name, &c).unwrap());
+    }
+    let add = ops::add(&s, &vars[0], &vars[1]).unwrap();
+    let add_1 = ops::add(&s, &add, &vars[2]).unwrap();
+    (g, vars, add, add_1)
+}
+
 /// Checks the symbolic gradient of `sum(f(inputs))` against central finite differences
 /// in float64. `inputs` are (shape, values); `f` builds the function from placeholders.
 /// Panics with the op and element on a mismatch beyond `tol` (relative to max(1, |g|)).

@@ -32,14 +32,13 @@ pub fn add_saver_ops(graph: &Graph, vars: &[(String, Variable)]) -> Result<Saver
         save = save.input(&if v.is_resource() { v.value().clone() } else { v.reference() });
     }
     let save = save.attr("dtypes", AttrValue::ListType(dtype_list.clone())).build()?;
-    let class = |name: &str| AttrValue::ListString(vec![format!("loc:@{name}").into_bytes()]);
     let control = s
         .named("control_dependency")
         .op("Identity", "Identity")
         .input(&prefix)
         .control_input(&save)
         .attr("T", DType::String)
-        .attr("_class", class(&prefix.op().name()))
+        .attr("_class", AttrValue::colocation(&prefix.op().name()))
         .build()?;
     let (restore_op, restore_scope) = s.op_scope("RestoreV2");
     let restore = ops::io_ops::restore_v2(&restore_op, &restore_scope, &prefix, &names, &dtype_list)?;
@@ -56,7 +55,7 @@ pub fn add_saver_ops(graph: &Graph, vars: &[(String, Variable)]) -> Result<Saver
                 .input(&v.reference())
                 .input(&restore.output(i)?)
                 .attr("T", v.dtype())
-                .attr("_class", class(&v.name()))
+                .attr("_class", AttrValue::colocation(&v.name()))
                 .attr("use_locking", true)
                 .attr("validate_shape", true)
                 .build()?,
