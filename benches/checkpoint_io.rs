@@ -5,7 +5,7 @@
 //! `tf_restore_256mib_s`).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use tensorgraph::io::checkpoint::{write_checkpoint, CheckpointReader};
+use tensorgraph::format::checkpoint::{write_checkpoint, CheckpointReader};
 use tensorgraph::train::Saver;
 use tensorgraph::{ops, DType, Graph, Session, Tensor};
 

@@ -12,8 +12,8 @@
 //! TensorFlow's side: scripts/bench_tf.py (`tf_import_20000_ms`, `tf_build_20000_ms`).
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use tensorgraph::format::proto::GraphDef;
 use tensorgraph::io::graph_def::{import_graph_def, ImportGraphDefOptions};
-use tensorgraph::io::proto::GraphDef;
 use tensorgraph::{ops, DType, Graph, Tensor};
 
 /// Nodes in the chain graph.

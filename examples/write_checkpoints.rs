@@ -28,7 +28,7 @@
 use half::{bf16, f16};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use tensorgraph::io::checkpoint::{
+use tensorgraph::format::checkpoint::{
     latest_checkpoint, read_checkpoint_state, write_checkpoint, write_checkpoint_state, CheckpointReader,
     CheckpointState, CheckpointWriter,
 };

@@ -3,6 +3,7 @@
 //! tensor, variable or file concerned and, where there is one, what to do about it.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// TensorFlow's status codes, as returned in every [`Error`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,19 +42,42 @@ impl fmt::Display for Code {
 ///
 /// Displayed as `Code: message`, e.g.
 /// `NotFound: Tensor "add:7" does not exist: op "add" has 1 output(s)`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{code}: {message}")]
+///
+/// An error caused by another (an I/O error from the file system) keeps it as its
+/// [`std::error::Error::source`]. Two errors are equal when code and message are.
+#[derive(Debug, Clone)]
 pub struct Error {
     /// The status code, following TensorFlow's.
     pub code: Code,
     /// What went wrong, naming the thing concerned, and how to fix it.
     pub message: String,
+    /// The underlying error, when there is one.
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code && self.message == other.message
+    }
+}
+impl Eq for Error {}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
 }
 
 impl Error {
     /// Makes an error of kind `code`.
     pub fn new(code: Code, message: impl Into<String>) -> Self {
-        Error { code, message: message.into() }
+        Error { code, message: message.into(), source: None }
     }
     /// An `InvalidArgument` error.
     pub fn invalid_argument(message: impl Into<String>) -> Self {
@@ -83,9 +107,14 @@ impl Error {
     pub fn data_loss(message: impl Into<String>) -> Self {
         Self::new(Code::DataLoss, message)
     }
+    /// Keeps `source` as the cause of this error ([`std::error::Error::source`]).
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(source));
+        self
+    }
     /// Prefixes the message with context, keeping the code.
     pub fn context(self, prefix: impl fmt::Display) -> Self {
-        Error { code: self.code, message: format!("{prefix}: {}", self.message) }
+        Error { message: format!("{prefix}: {}", self.message), ..self }
     }
 }
 
@@ -97,9 +126,26 @@ impl From<std::io::Error> for Error {
             std::io::ErrorKind::AlreadyExists => Code::AlreadyExists,
             _ => Code::Unknown,
         };
-        Error::new(code, e.to_string())
+        Error { code, message: e.to_string(), source: Some(Arc::new(e)) }
     }
 }
 
 /// `Result` with tensorgraph's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn io_errors_keep_their_source_through_context() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let e = Error::from(io).context("reading model.pb");
+        assert_eq!(e.code, Code::NotFound);
+        assert_eq!(e.message, "reading model.pb: no such file");
+        let src = e.source().expect("the io::Error is kept");
+        assert_eq!(src.downcast_ref::<std::io::Error>().unwrap().kind(), std::io::ErrorKind::NotFound);
+        assert!(Error::invalid_argument("x").source().is_none());
+    }
+}

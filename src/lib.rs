@@ -1,8 +1,10 @@
-//! tensorgraph: TensorFlow 1.x graph mode in pure Rust. Layers, bottom up: [`tensor`],
-//! [`ops`] (the op registry), [`graph`], [`session`], [`train`], [`io`]. See README.md.
+//! tensorgraph: TensorFlow 1.x graph mode in pure Rust. Layers, bottom up: [`tensor`] and
+//! [`error`], [`format`] (bytes only), [`graph`], [`ops`] (the op registry), [`session`],
+//! [`train`], [`io`]. See README.md and ARCHITECTURE.md.
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod format;
 pub mod graph;
 pub mod init;
 pub mod io;

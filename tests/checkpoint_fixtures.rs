@@ -8,10 +8,11 @@ use common::{fixtures, manifest};
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use tensorgraph::io::checkpoint::{
+use tensorgraph::format::checkpoint::{
     data_path, index_path, latest_checkpoint, mask_crc, read_checkpoint_state, write_checkpoint,
     write_checkpoint_state, CheckpointReader, CheckpointState,
 };
+use tensorgraph::format::proto::text::TextFormat;
 use tensorgraph::tensor::{Storage, Tensor};
 use tensorgraph::{Code, DType};
 
@@ -374,7 +375,7 @@ fn latest_checkpoint_of_fixtures() {
         // The raw text parses and re-serializes to TensorFlow's exact bytes.
         let text = std::fs::read_to_string(dir.join("checkpoint")).unwrap();
         assert_eq!(text, manifest(fixture)["checkpoint_state_file"].as_str().unwrap());
-        assert_eq!(CheckpointState::parse(&text).unwrap().to_text(), text);
+        assert_eq!(CheckpointState::from_text(&text).unwrap().to_text().unwrap(), text);
         // Writing the resolved state back into that directory gives relative paths again.
         let tmp = tempfile::tempdir().unwrap();
         let moved = CheckpointState {

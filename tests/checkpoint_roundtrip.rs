@@ -5,11 +5,11 @@
 use half::{bf16, f16};
 use prost::Message;
 use std::path::Path;
-use tensorgraph::io::checkpoint::proto::{
+use tensorgraph::format::checkpoint::bundle_proto::{
     BundleEntryProto, BundleHeaderProto, Extent, HasLength, TensorShapeProto, TensorSliceProto, VersionDef,
 };
-use tensorgraph::io::checkpoint::table::{build_table, TableOptions};
-use tensorgraph::io::checkpoint::{
+use tensorgraph::format::checkpoint::table::{build_table, TableOptions};
+use tensorgraph::format::checkpoint::{
     data_path, index_path, latest_checkpoint, read_checkpoint_state, slice_key, write_checkpoint,
     write_checkpoint_state, CheckpointReader, CheckpointState, CheckpointWriter,
 };
@@ -362,10 +362,10 @@ fn sharded_bundle_is_read_from_each_data_file() {
     let a = 1.5f32.to_le_bytes();
     let b: Vec<u8> = [7i64, -8].iter().flat_map(|x| x.to_le_bytes()).collect();
     let mut ea = entry(DType::Float, &[], 0, 4);
-    ea.crc32c = tensorgraph::io::checkpoint::mask_crc(crc32c::crc32c(&a));
+    ea.crc32c = tensorgraph::format::checkpoint::mask_crc(crc32c::crc32c(&a));
     let mut eb = entry(DType::Int64, &[2], 0, 16);
     eb.shard_id = 1;
-    eb.crc32c = tensorgraph::io::checkpoint::mask_crc(crc32c::crc32c(&b));
+    eb.crc32c = tensorgraph::format::checkpoint::mask_crc(crc32c::crc32c(&b));
     let header = BundleHeaderProto {
         num_shards: 2,
         endianness: 0,

@@ -29,7 +29,7 @@ fn iris_demo_trains_saves_restores_and_forecasts() {
     for f in ["model.ckpt.index", "model.ckpt.data-00000-of-00001", "checkpoint", "model.json", "forecast.json"] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
-    let names: Vec<String> = tensorgraph::io::checkpoint::CheckpointReader::open(out.join("model.ckpt"))
+    let names: Vec<String> = tensorgraph::format::checkpoint::CheckpointReader::open(out.join("model.ckpt"))
         .unwrap()
         .list()
         .into_iter()

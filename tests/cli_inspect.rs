@@ -9,7 +9,7 @@ use common::fixtures;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tensorgraph::io::checkpoint::write_checkpoint;
+use tensorgraph::format::checkpoint::write_checkpoint;
 use tensorgraph::Tensor;
 
 fn tf2_fixture() -> PathBuf {

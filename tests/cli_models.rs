@@ -153,7 +153,7 @@ fn a_misnamed_model_is_read_by_content_with_a_note() {
     );
     // a text meta graph (as_text=True) is a .meta: no note; in a .pbtxt it gets one
     let meta = tensorgraph::io::meta_graph::read_meta_graph(seed004().join("model.ckpt.meta")).unwrap();
-    let text = tensorgraph::io::proto::text::meta_graph_def_to_text(&meta).unwrap();
+    let text = tensorgraph::format::proto::text::meta_graph_def_to_text(&meta).unwrap();
     let text_meta = tmp.path().join("text.meta");
     std::fs::write(&text_meta, &text).unwrap();
     assert_eq!(runs_seed004(&text_meta, true), "");

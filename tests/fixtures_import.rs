@@ -4,7 +4,7 @@
 
 mod common;
 use common::{fixtures, manifest};
-use tensorgraph::io::checkpoint::CheckpointReader;
+use tensorgraph::format::checkpoint::CheckpointReader;
 use tensorgraph::io::graph_def::{read_graph_def_any, ImportGraphDefOptions};
 use tensorgraph::{Graph, Session, Tensor};
 

@@ -4,11 +4,11 @@
 
 mod common;
 use common::{assert_close, fixtures, manifest, seed004_graph};
+use tensorgraph::format::proto::GraphDef;
 use tensorgraph::io::graph_def::{
     extract_sub_graph, freeze, import_graph_def, read_graph_def, write_graph_def, ImportGraphDefOptions,
 };
 use tensorgraph::io::meta_graph::ImportMetaGraphOptions;
-use tensorgraph::io::proto::GraphDef;
 use tensorgraph::{ops, Code, Graph, Session, Tensor};
 
 fn names_and_ops(gd: &GraphDef) -> Vec<(String, String)> {

@@ -4,9 +4,9 @@
 mod common;
 use common::{fixtures, manifest};
 use std::path::PathBuf;
+use tensorgraph::format::proto::{GraphDef, MetaGraphDef, NodeDef};
 use tensorgraph::graph::AttrValue;
 use tensorgraph::io::graph_def::{import_graph_def, read_graph_def, ImportGraphDefOptions, ReturnElement};
-use tensorgraph::io::proto::{GraphDef, MetaGraphDef, NodeDef};
 use tensorgraph::{ops, Code, DType, Graph, Session, Tensor};
 
 fn frozen(fixture: &str) -> GraphDef {
@@ -205,9 +205,7 @@ fn nodes_in_any_order_cycles_and_missing_inputs() {
         name: name.into(),
         op: "Identity".into(),
         input: vec![input.into()],
-        attr: [("T".to_string(), tensorgraph::io::proto::AttrValue::from_graph(&AttrValue::Type(DType::Float)))]
-            .into_iter()
-            .collect(),
+        attr: [("T".to_string(), AttrValue::Type(DType::Float).to_proto())].into_iter().collect(),
         ..Default::default()
     };
     let cyc = GraphDef { node: vec![ident("a", "b"), ident("b", "a")], ..Default::default() };
@@ -268,11 +266,9 @@ fn export_then_import_round_trips() {
 
 #[test]
 fn a_failure_late_in_an_import_rolls_back_every_node_and_name() {
-    use tensorgraph::io::proto::AttrValue as ProtoAttr;
     let g = Graph::new();
     let x = ops::placeholder(&g.scope().named("x"), DType::Float, [Some(2)]).unwrap();
-    let attr =
-        |pairs: &[(&str, AttrValue)]| pairs.iter().map(|(k, v)| (k.to_string(), ProtoAttr::from_graph(v))).collect();
+    let attr = |pairs: &[(&str, AttrValue)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_proto())).collect();
     let node = |name: &str, op: &str, input: &[&str], attrs: &[(&str, AttrValue)]| NodeDef {
         name: name.into(),
         op: op.into(),
@@ -314,11 +310,10 @@ fn a_failure_late_in_an_import_rolls_back_every_node_and_name() {
 
 #[test]
 fn names_prefixes_and_colocation_are_checked_as_tensorflow_does() {
-    use tensorgraph::io::proto::AttrValue as ProtoAttr;
     let placeholder = |name: &str| NodeDef {
         name: name.into(),
         op: "Placeholder".into(),
-        attr: [("dtype".to_string(), ProtoAttr::from_graph(&AttrValue::Type(DType::Float)))].into_iter().collect(),
+        attr: [("dtype".to_string(), AttrValue::Type(DType::Float).to_proto())].into_iter().collect(),
         ..Default::default()
     };
     let one = |name: &str| GraphDef { node: vec![placeholder(name)], ..Default::default() };
@@ -338,9 +333,7 @@ fn names_prefixes_and_colocation_are_checked_as_tensorflow_does() {
 
     // colocation with a node the GraphDef lacks
     let mut coloc = placeholder("a");
-    coloc
-        .attr
-        .insert("_class".to_string(), ProtoAttr::from_graph(&AttrValue::ListString(vec![b"loc:@missing".to_vec()])));
+    coloc.attr.insert("_class".to_string(), AttrValue::ListString(vec![b"loc:@missing".to_vec()]).to_proto());
     let gd = GraphDef { node: vec![coloc], ..Default::default() };
     let e = import_graph_def(&g, &gd, &ImportGraphDefOptions::new()).unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument);

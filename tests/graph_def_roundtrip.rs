@@ -7,7 +7,7 @@ use common::{fixtures, manifest};
 
 use prost::Message;
 use std::path::PathBuf;
-use tensorgraph::io::proto::{
+use tensorgraph::format::proto::{
     AttrValue, AttrValueKind, CollectionKind, GraphDef, MetaGraphDef, NodeDef, TensorProto, VariableDef,
 };
 use tensorgraph::{ops, Graph, Tensor};
@@ -109,7 +109,7 @@ fn meta_graph_nodes_collections_and_op_lists_match_manifests() {
         let saver = meta.saver_def.as_ref().unwrap();
         assert_eq!(saver.filename_tensor_name, "save/Const:0");
         assert_eq!(saver.restore_op_name, "save/restore_all");
-        assert_eq!(saver.version, tensorgraph::io::proto::SAVER_DEF_V2);
+        assert_eq!(saver.version, tensorgraph::format::proto::SAVER_DEF_V2);
     }
     let meta = MetaGraphDef::from_bytes(&std::fs::read(fixtures().join("seed004/model.ckpt.meta")).unwrap()).unwrap();
     let Some(CollectionKind::BytesList(vars)) = &meta.collection_def["variables"].kind else { panic!() };

@@ -1,7 +1,7 @@
 //! Hostile or inconsistent GraphDefs are errors at import, never aborts.
 
+use tensorgraph::format::proto::text::graph_def_from_text;
 use tensorgraph::io::graph_def::ImportGraphDefOptions;
-use tensorgraph::io::proto::text::graph_def_from_text;
 use tensorgraph::{Code, Graph};
 
 fn import(text: &str) -> tensorgraph::Result<()> {

@@ -46,7 +46,7 @@ fn save_v2_then_restore_v2_through_assign() {
     let sess = Session::new(&g).unwrap();
     sess.run_targets(&[&s.global_variables_initializer().unwrap()]).unwrap();
     sess.run_targets(&[&save]).unwrap();
-    let reader = tensorgraph::io::checkpoint::CheckpointReader::open(&prefix).unwrap();
+    let reader = tensorgraph::format::checkpoint::CheckpointReader::open(&prefix).unwrap();
     assert_eq!(reader.read("b").unwrap(), Tensor::scalar(7i64));
 
     let fresh = Session::new(&g).unwrap();

@@ -168,8 +168,8 @@ fn exported_meta_graph_imports_back_with_saver_and_train_op() {
 
 #[test]
 fn a_failed_meta_graph_import_leaves_the_graph_unchanged() {
+    use tensorgraph::format::proto::{CollectionDef, CollectionKind, NodeList};
     use tensorgraph::io::meta_graph::read_meta_graph;
-    use tensorgraph::io::proto::{CollectionDef, CollectionKind, NodeList};
     let meta = read_meta_graph(fixtures().join("seed004/model.ckpt.meta")).unwrap();
     let node_list = |names: &[&str]| CollectionDef {
         kind: Some(CollectionKind::NodeList(NodeList { value: names.iter().map(|s| s.to_string()).collect() })),

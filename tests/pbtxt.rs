@@ -9,14 +9,14 @@ use common::fixtures;
 
 use prost::Message;
 use rand::{Rng, SeedableRng};
-use tensorgraph::io::graph_def::{read_graph_def, read_graph_def_any, read_graph_def_text, write_graph_def_text};
-use tensorgraph::io::proto::text::{
+use tensorgraph::format::proto::text::{
     format_double, format_float, graph_def_from_text, graph_def_to_text, meta_graph_def_from_text,
     meta_graph_def_to_text, TextFormat,
 };
-use tensorgraph::io::proto::{
+use tensorgraph::format::proto::{
     AttrValue, AttrValueKind, FunctionDefLibrary, GraphDef, MetaGraphDef, NodeDef, TensorProto, TensorShapeProto,
 };
+use tensorgraph::io::graph_def::{read_graph_def, read_graph_def_any, read_graph_def_text, write_graph_def_text};
 use tensorgraph::Code;
 
 fn scopes_text() -> String {

@@ -7,8 +7,8 @@
 mod common;
 use common::{assert_close, f32_tensor, fixtures, flat_f64, manifest};
 use std::collections::BTreeMap;
+use tensorgraph::format::checkpoint::CheckpointReader;
 use tensorgraph::graph::VariableOptions;
-use tensorgraph::io::checkpoint::CheckpointReader;
 use tensorgraph::io::meta_graph::{add_saver_ops, export_meta_graph, read_meta_graph, write_meta_graph};
 use tensorgraph::train::{AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer, Optimizer, Saver};
 use tensorgraph::{init, ops, Code, DType, Graph, Output, Reuse, Session, Tensor, Variable};
@@ -192,8 +192,8 @@ fn built_subgraph_has_tensorflows_names_ops_and_attrs() {
     // the VariableDefs are TensorFlow's
     let meta = export_meta_graph(&g, Some(saver_def)).unwrap();
     let defs = &m["meta_graph"]["variable_defs"];
-    let ours: Vec<tensorgraph::io::proto::VariableDef> = match &meta.collection_def["variables"].kind {
-        Some(tensorgraph::io::proto::meta_graph::Kind::BytesList(l)) => {
+    let ours: Vec<tensorgraph::format::proto::VariableDef> = match &meta.collection_def["variables"].kind {
+        Some(tensorgraph::format::proto::meta_graph::Kind::BytesList(l)) => {
             l.value.iter().map(|b| prost::Message::decode(b.as_slice()).unwrap()).collect()
         }
         k => panic!("variables collection is {k:?}"),
@@ -554,9 +554,9 @@ fn resource_dtype_is_graph_only() {
     assert_eq!(DType::Resource.size(), None);
     assert_eq!(Tensor::try_zeros(DType::Resource, &[2]).unwrap_err().code, Code::Unimplemented);
     assert_eq!(Tensor::from_f64(DType::Resource, &[1], &[0.0]).unwrap_err().code, Code::InvalidArgument);
-    let proto = tensorgraph::io::proto::TensorProto { dtype: 20, ..Default::default() };
+    let proto = tensorgraph::format::proto::TensorProto { dtype: 20, ..Default::default() };
     assert_eq!(proto.to_tensor().unwrap_err().code, Code::Unimplemented);
-    assert_eq!(tensorgraph::io::proto::dtype_from_proto(20).unwrap(), DType::Resource);
+    assert_eq!(tensorgraph::format::proto::dtype_from_proto(20).unwrap(), DType::Resource);
 }
 
 #[test]

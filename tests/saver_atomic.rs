@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tensorgraph::io::checkpoint::{latest_checkpoint, read_checkpoint_state, CheckpointReader};
+use tensorgraph::format::checkpoint::{latest_checkpoint, read_checkpoint_state, CheckpointReader};
 use tensorgraph::train::Saver;
 use tensorgraph::{Graph, Session, Tensor};
 

@@ -4,8 +4,8 @@
 mod common;
 use common::fixtures;
 use std::path::PathBuf;
+use tensorgraph::format::checkpoint::CheckpointReader;
 use tensorgraph::init::Initializer;
-use tensorgraph::io::checkpoint::CheckpointReader;
 use tensorgraph::train::{init_from_checkpoint, Saver};
 use tensorgraph::{Code, DType, Graph, Reuse, Session, Tensor};
 

@@ -2,7 +2,7 @@
 //! checkpoints, `keep_checkpoint_every_n_hours` preserves some, the state file lists the rest.
 
 use std::path::{Path, PathBuf};
-use tensorgraph::io::checkpoint::{latest_checkpoint, read_checkpoint_state, CheckpointReader, CheckpointState};
+use tensorgraph::format::checkpoint::{latest_checkpoint, read_checkpoint_state, CheckpointReader, CheckpointState};
 use tensorgraph::train::Saver;
 use tensorgraph::{Graph, Session, Tensor};
 
@@ -151,7 +151,8 @@ fn keep_checkpoint_every_n_hours_preserves_and_records_timestamps() {
         all_model_checkpoint_timestamps: ages.iter().map(|a| now - a * h).collect(),
         last_preserved_timestamp: now - 12.5 * h,
     };
-    std::fs::write(dir.join("checkpoint"), st.to_text()).unwrap();
+    std::fs::write(dir.join("checkpoint"), tensorgraph::format::proto::text::TextFormat::to_text(&st).unwrap())
+        .unwrap();
 
     let saver = Saver::new(&g).unwrap().max_to_keep(2).keep_checkpoint_every_n_hours(2.0);
     assert!(saver.recover_from_checkpoint_state(dir).unwrap());

@@ -2,7 +2,7 @@
 //! `CheckpointReader` and `Saver::restore`. `interop/check_sharded.py` has TensorFlow read them.
 
 use std::path::Path;
-use tensorgraph::io::checkpoint::{
+use tensorgraph::format::checkpoint::{
     data_path, index_path, write_checkpoint, write_checkpoint_sharded, CheckpointReader, CheckpointWriter,
 };
 use tensorgraph::train::Saver;

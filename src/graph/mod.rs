@@ -2,10 +2,11 @@
 //! naming, name and variable scopes ([`Scope`]), collections and variables.
 
 mod attr;
+mod attr_proto;
 pub mod collections;
 #[allow(clippy::module_inception)]
 mod graph;
-mod import;
+mod import_log;
 mod name_index;
 mod naming;
 mod node;
@@ -15,7 +16,7 @@ mod variable;
 pub use attr::{AttrValue, Attrs};
 pub(crate) use graph::GraphData;
 pub use graph::{CollectionItem, Graph};
-pub(crate) use import::ImportLog;
+pub(crate) use import_log::ImportLog;
 pub use naming::NameTable;
 pub use node::{Node, Operation, Output};
 pub(crate) use scope::is_valid_op_name;

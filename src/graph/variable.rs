@@ -152,7 +152,7 @@ impl Variable {
     /// For a resource variable an `AssignVariableOp`, and the new value is a
     /// `ReadVariableOp` run after it.
     pub fn assign(&self, s: &Scope, value: &Output) -> Result<Output> {
-        crate::ops::state::assign(s, &self.reference(), value)
+        crate::ops::ref_variable::assign(s, &self.reference(), value)
     }
     /// The op of `v.assign(value)` itself, as `tf.group` sees it: the `Assign` (default name
     /// `Assign`), or for a resource variable the `AssignVariableOp` (default name
@@ -161,15 +161,15 @@ impl Variable {
         if self.resource {
             return crate::ops::assign_variable_op(s, &self.reference(), value);
         }
-        Ok(crate::ops::state::assign(s, &self.reference(), value)?.op())
+        Ok(crate::ops::ref_variable::assign(s, &self.reference(), value)?.op())
     }
     /// `v.assign_add(delta)`: an `AssignAdd` op (resource: `AssignAddVariableOp` and a read).
     pub fn assign_add(&self, s: &Scope, delta: &Output) -> Result<Output> {
-        crate::ops::state::assign_add(s, &self.reference(), delta)
+        crate::ops::ref_variable::assign_add(s, &self.reference(), delta)
     }
     /// `v.assign_sub(delta)`: an `AssignSub` op (resource: `AssignSubVariableOp` and a read).
     pub fn assign_sub(&self, s: &Scope, delta: &Output) -> Result<Output> {
-        crate::ops::state::assign_sub(s, &self.reference(), delta)
+        crate::ops::ref_variable::assign_sub(s, &self.reference(), delta)
     }
 }
 

@@ -1,6 +1,6 @@
-//! Reading and writing TensorFlow's file formats.
+//! Graphs in TensorFlow's file formats: `GraphDef` import, export and freezing
+//! ([`graph_def`]) and `MetaGraphDef` import and export ([`meta_graph`]). The byte-level
+//! messages and checkpoint files they use are in [`crate::format`].
 
-pub mod checkpoint;
 pub mod graph_def;
 pub mod meta_graph;
-pub mod proto;

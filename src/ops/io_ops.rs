@@ -5,8 +5,8 @@
 
 use super::{InferCtx, KernelCtx, OpDef};
 use crate::error::{Error, Result};
+use crate::format::checkpoint::{data_path, index_path, CheckpointReader, CheckpointWriter};
 use crate::graph::{AttrValue, Operation, Output, Scope};
-use crate::io::checkpoint::{data_path, index_path, CheckpointReader, CheckpointWriter};
 use crate::tensor::{DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn OpDef] = &[&SaveV2, &RestoreV2, &StringJoin, &ShardedFilename, &MergeV2Checkpoints];

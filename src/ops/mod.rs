@@ -14,10 +14,10 @@ pub mod nn;
 pub mod pad;
 pub mod random;
 pub mod reduction;
+pub mod ref_variable;
 mod registry;
-pub mod resource;
+pub mod resource_variable;
 pub mod shape_ops;
-pub mod state;
 pub mod training;
 pub mod unary;
 
@@ -33,15 +33,15 @@ pub use nn::*;
 pub use pad::{pad, pad_dyn, pad_v2, pad_v2_dyn};
 pub use random::{random_normal, random_uniform, truncated_normal};
 pub use reduction::{argmax, reduce_max, reduce_mean};
+pub use ref_variable::{assign, assign_add, assign_sub};
 pub use registry::{lookup, registered_op_types};
-pub use resource::{
+pub use resource_variable::{
     assign_add_variable_op, assign_sub_variable_op, assign_variable_op, read_variable_op, var_is_initialized_op,
 };
 pub use shape_ops::{
     concat, concat_dyn, floor_div, floor_mod, gather, gather_dyn, range, range_dyn, reduce_prod, shape_as, slice,
     slice_dyn, squeeze, stack, tile, tile_dyn, transpose, transpose_dyn, unsorted_segment_sum, unstack,
 };
-pub use state::{assign, assign_add, assign_sub};
 pub use unary::{exp, log, reciprocal, rsqrt, sqrt, square};
 
 /// What shape inference sees of a node being added: its attrs and the dtype and
@@ -143,13 +143,14 @@ impl InferCtx<'_> {
 /// Per-session state that stateful kernels reach: variable buffers and random generators.
 pub type VarSlot = RwLock<Option<Tensor>>;
 
-/// What a kernel sees when it runs: its node, input values and, for reference inputs,
-/// the variable buffer behind them.
+/// What a kernel sees when it runs: input values, the variable buffers behind reference
+/// inputs, and the op's random generator. Attrs are not here: a [`Kernel`] reads them once,
+/// when [`OpDef::prepare`] makes it.
 pub struct KernelCtx<'a> {
-    /// The node being run.
+    /// The node being run (its name and type for messages; kernels read no attrs here).
     pub node: &'a Node,
     /// Input values in order (for a reference input, the variable's value when initialized,
-    /// else an empty float tensor).
+    /// else an empty float tensor). Owned, so that a kernel may reuse an input's buffer.
     pub inputs: Vec<Tensor>,
     /// For each reference input, the variable buffer (others `None`).
     pub vars: Vec<Option<(Arc<VarSlot>, String)>>,
@@ -158,6 +159,14 @@ pub struct KernelCtx<'a> {
 }
 
 impl KernelCtx<'_> {
+    /// The name of the node being run (`layer1/MatMul`), for messages.
+    pub fn node_name(&self) -> &str {
+        &self.node.name
+    }
+    /// The TensorFlow op type of the node being run (`MatMul`), for messages.
+    pub fn op_type(&self) -> &'static str {
+        self.node.op_type
+    }
     /// Input `i`'s value.
     pub fn input(&self, i: usize) -> &Tensor {
         &self.inputs[i]
@@ -179,6 +188,34 @@ impl KernelCtx<'_> {
         let (slot, name) = self.var(i)?;
         let v = slot.read().unwrap_or_else(|e| e.into_inner()).clone();
         v.ok_or_else(|| uninitialized(name))
+    }
+}
+
+/// A node made ready to run: its attrs parsed and checked, its kernel function chosen for
+/// its dtypes. Made once per node by [`OpDef::prepare`] when a session builds a run plan,
+/// then run many times, possibly from several threads at once.
+pub trait Kernel: Send + Sync {
+    /// Runs the op on concrete inputs; returns one tensor per output.
+    /// Errors: the op's own (`InvalidArgument` for inputs of the wrong shape or value, ...).
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>>;
+}
+
+/// A [`Kernel`] that is a plain function: for ops with nothing to prepare (no attrs the
+/// kernel needs, dtype dispatched on the input values).
+pub struct FnKernel(pub fn(&mut KernelCtx) -> Result<Vec<Tensor>>);
+
+impl Kernel for FnKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        (self.0)(ctx)
+    }
+}
+
+/// The kernel of an op not yet converted to prepared kernels: calls [`OpDef::compute`].
+pub(crate) struct LegacyKernel(pub(crate) &'static dyn OpDef);
+
+impl Kernel for LegacyKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        self.0.compute(ctx)
     }
 }
 
@@ -220,8 +257,18 @@ pub trait OpDef: Send + Sync {
     fn op_type(&self) -> &'static str;
     /// The dtype and (possibly partial) shape of each output, from the inputs and attrs.
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>>;
-    /// Runs the op on concrete inputs.
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>>;
+    /// Makes the node's kernel: parses and checks its attrs once, chooses the kernel
+    /// function for its dtypes. Called when a session builds a run plan.
+    /// Errors: `InvalidArgument` naming the node for attrs a kernel cannot run with.
+    /// (Transitional: `None` for ops still on [`OpDef::compute`].)
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let _ = node;
+        Ok(None)
+    }
+    /// Runs the op on concrete inputs (ops not yet converted to [`OpDef::prepare`]).
+    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+        Err(Error::internal(format!("{} has no kernel", ctx.node.op_type)))
+    }
     /// Adds the ops computing the gradients of the inputs (`None` where none flows).
     /// The default: the op is not differentiable and passes no gradient.
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {

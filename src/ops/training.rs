@@ -40,7 +40,7 @@ pub(super) fn infer_apply(
     let t = ctx.dtype(grad);
     let mut inputs = ctx.inputs.to_vec();
     for &i in [0].iter().chain(refs) {
-        inputs[i] = match super::resource::handle_info(ctx, i)? {
+        inputs[i] = match super::resource_variable::handle_info(ctx, i)? {
             Some(info) => info,
             None => (t, Shape::unknown()),
         };

@@ -34,8 +34,8 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
         for &slot in &step.release {
             values[slot] = None;
         }
-        let ctx = KernelCtx { node: &step.node, inputs, vars: step.vars.clone(), rng: step.rng.clone() };
-        let outs = step.def.compute(&ctx).map_err(|e| {
+        let mut ctx = KernelCtx { node: &step.node, inputs, vars: step.vars.clone(), rng: step.rng.clone() };
+        let outs = step.kernel.compute(&mut ctx).map_err(|e| {
             if names_op(&e.message, &step.node.name) {
                 e
             } else {

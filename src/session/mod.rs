@@ -5,13 +5,13 @@
 mod denormal;
 mod executor;
 mod plan;
-mod state;
+mod session_state;
 
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Operation, Output};
 use crate::tensor::{fmt_dims, Tensor};
 use plan::{Plan, PlanKey};
-use state::SessionState;
+use session_state::SessionState;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 

@@ -2,10 +2,10 @@
 //! in execution order, with every input resolved to a value slot or a variable buffer.
 //! Built once per signature and cached by the session.
 
-use super::state::SessionState;
+use super::session_state::SessionState;
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Node};
-use crate::ops::{self, OpDef, VarSlot};
+use crate::ops::{self, Kernel, VarSlot};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -20,7 +20,8 @@ pub(crate) enum Source {
 /// One op to run.
 pub(crate) struct Step {
     pub node: Arc<Node>,
-    pub def: &'static dyn OpDef,
+    /// The node's prepared kernel.
+    pub kernel: Box<dyn Kernel>,
     pub inputs: Vec<Source>,
     /// Variable buffers behind reference inputs.
     pub vars: Vec<Option<(Arc<VarSlot>, String)>>,
@@ -169,7 +170,11 @@ impl Plan {
             }
             num_slots += node.outputs.len();
             let rng = def.is_stateful().then(|| state.rng_for(&node)).flatten();
-            steps.push(Step { node, def, inputs, vars, rng, out_base, release: Vec::new() });
+            let kernel = def
+                .prepare(&node)
+                .map_err(|e| e.context(format!("{} '{}'", node.op_type, node.name)))?
+                .unwrap_or_else(|| Box::new(ops::LegacyKernel(def)));
+            steps.push(Step { node, kernel, inputs, vars, rng, out_base, release: Vec::new() });
         }
         for &(op, idx) in fetches {
             if nodes[op].op_type == "VarHandleOp" && !slot_of.contains_key(&(op, idx)) {

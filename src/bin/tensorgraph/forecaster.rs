@@ -81,7 +81,7 @@ impl Forecaster {
         };
         let model = Mlp::build(&graph, &cfg).map_err(|e| e.to_string())?;
         let session = Session::new(&graph).map_err(|e| e.to_string())?;
-        let prefix = tensorgraph::io::checkpoint::latest_checkpoint(dir)
+        let prefix = tensorgraph::format::checkpoint::latest_checkpoint(dir)
             .map_err(|e| e.to_string())?
             .ok_or(format!("no checkpoint in {} (its 'checkpoint' state file is missing)", dir.display()))?;
         Saver::new(&graph).and_then(|s| s.restore(&session, &prefix)).map_err(|e| e.to_string())?;

@@ -9,7 +9,7 @@ use half::{bf16, f16};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tensorgraph::io::checkpoint::{index_path, latest_checkpoint, read_checkpoint_state, CheckpointReader};
+use tensorgraph::format::checkpoint::{index_path, latest_checkpoint, read_checkpoint_state, CheckpointReader};
 use tensorgraph::tensor::{fmt_dims, Storage};
 use tensorgraph::{DType, Tensor};
 

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use tensorgraph::io::checkpoint::index_path;
-use tensorgraph::io::checkpoint::table::TABLE_MAGIC;
+use tensorgraph::format::checkpoint::index_path;
+use tensorgraph::format::checkpoint::table::TABLE_MAGIC;
+use tensorgraph::format::proto::text::{graph_def_from_text, meta_graph_def_from_text};
+use tensorgraph::format::proto::{GraphDef, MetaGraphDef};
 use tensorgraph::io::graph_def::text_format_first_field;
-use tensorgraph::io::proto::text::{graph_def_from_text, meta_graph_def_from_text};
-use tensorgraph::io::proto::{GraphDef, MetaGraphDef};
 use tensorgraph::{ops, Error};
 
 /// The top-level fields of a `MetaGraphDef`: a text file starting with one of them is a

@@ -10,9 +10,9 @@ use crate::model_file::{
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
+use tensorgraph::format::proto::{data_type_name, dtype_from_proto, AttrValue, AttrValueKind, GraphDef, NodeDef};
 use tensorgraph::io::graph_def::{import_graph_def, ImportGraphDefOptions};
 use tensorgraph::io::meta_graph::ImportMetaGraphOptions;
-use tensorgraph::io::proto::{data_type_name, dtype_from_proto, AttrValue, AttrValueKind, GraphDef, NodeDef};
 use tensorgraph::train::Saver;
 use tensorgraph::Graph;
 

@@ -1,7 +1,7 @@
 //! `Graph` → `GraphDef` (`tf.Graph.as_graph_def`).
 
+use crate::format::proto::{AttrMap, AttrValue, GraphDef, NodeDef, VersionDef};
 use crate::graph::{AttrValue as GraphAttr, Graph, Node};
-use crate::io::proto::{AttrMap, AttrValue, GraphDef, NodeDef, VersionDef};
 use std::sync::Arc;
 
 /// The GraphDef producer version written (TensorFlow 2.21's `TF_GRAPH_DEF_VERSION`).
@@ -25,11 +25,11 @@ pub(crate) fn input_name(name: &str, index: usize) -> String {
 fn node_def(nodes: &[Arc<Node>], n: &Node, add_shapes: bool) -> NodeDef {
     let mut input: Vec<String> = n.inputs.iter().map(|&(src, i)| input_name(&nodes[src].name, i)).collect();
     input.extend(n.control_inputs.iter().map(|&c| format!("^{}", nodes[c].name)));
-    let mut attr: AttrMap<AttrValue> = n.attrs.iter().map(|(k, v)| (k.clone(), AttrValue::from_graph(v))).collect();
+    let mut attr: AttrMap<AttrValue> = n.attrs.iter().map(|(k, v)| (k.clone(), v.to_proto())).collect();
     // TensorFlow writes the attr for ops with outputs only
     if add_shapes && !n.outputs.is_empty() {
         let shapes = GraphAttr::ListShape(n.outputs.iter().map(|(_, s)| s.clone()).collect());
-        attr.insert("_output_shapes".to_string(), AttrValue::from_graph(&shapes));
+        attr.insert("_output_shapes".to_string(), shapes.to_proto());
     }
     NodeDef {
         name: n.name.clone(),

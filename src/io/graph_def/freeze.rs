@@ -3,8 +3,8 @@
 //! what some nodes need (`tf.compat.v1.graph_util.extract_sub_graph`).
 
 use crate::error::{Error, Result};
+use crate::format::proto::{AttrMap, AttrValue, AttrValueKind, GraphDef, NodeDef, TensorProto, DT_RESOURCE};
 use crate::graph::Graph;
-use crate::io::proto::{AttrMap, AttrValue, AttrValueKind, GraphDef, NodeDef, TensorProto, DT_RESOURCE};
 use crate::session::Session;
 use crate::tensor::Tensor;
 use std::collections::{HashMap, HashSet};
@@ -202,10 +202,9 @@ pub fn freeze(graph: &Graph, session: &Session, outputs: &[&str]) -> Result<Grap
         }
         let var = &gd.node[i];
         let value = variable_value(graph, session, var)?;
-        let dtype =
-            var.attr.get("dtype").cloned().unwrap_or_else(|| {
-                AttrValue::new(AttrValueKind::Type(crate::io::proto::dtype_to_proto(value.dtype())))
-            });
+        let dtype = var.attr.get("dtype").cloned().unwrap_or_else(|| {
+            AttrValue::new(AttrValueKind::Type(crate::format::proto::dtype_to_proto(value.dtype())))
+        });
         let node = const_node(&var.name, dtype.clone(), &value);
         converted.insert(var.name.clone(), dtype);
         gd.node[i] = node;

@@ -2,10 +2,10 @@
 
 use super::export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
 use crate::error::{Error, Result};
+use crate::format::proto::{AttrValueKind, GraphDef};
 use crate::graph::{
     is_valid_op_name, AttrValue as GraphAttr, Attrs, Graph, GraphData, ImportLog, Node, Operation, Output,
 };
-use crate::io::proto::{AttrValueKind, GraphDef};
 use crate::ops::{self, InferCtx};
 use crate::tensor::{DType, Shape};
 use rustc_hash::FxHashMap as HashMap;
@@ -442,7 +442,8 @@ impl ImportPlan<'_> {
             let ctx_err = |e: Error| e.context(format!("node '{}' (op '{}')", n.name, n.op));
             let mut attrs = Attrs::with_capacity(n.attr.len());
             for (k, v) in &n.attr {
-                let v = v.to_graph().map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?;
+                let v =
+                    crate::graph::AttrValue::from_proto(v).map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?;
                 attrs.insert(k.clone(), v);
             }
             if !prefix.is_empty() {

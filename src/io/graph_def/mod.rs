@@ -29,7 +29,7 @@ pub use import::{import_graph_def, ImportGraphDefOptions, ImportResult, ReturnEl
 pub use text::{read_graph_def_any, read_graph_def_text, text_format_first_field, write_graph_def_text};
 
 use crate::error::{Error, Result};
-use crate::io::proto::GraphDef;
+use crate::format::proto::GraphDef;
 use std::path::Path;
 
 /// Reads a binary `GraphDef` file (a frozen `.pb`).
@@ -47,7 +47,7 @@ pub(crate) fn decode_binary(bytes: &[u8]) -> Result<GraphDef> {
     GraphDef::from_bytes(bytes).map_err(|e| {
         let hint = if text_format_first_field(bytes).is_some() {
             "the file looks like text: read a .pbtxt with read_graph_def_text or read_graph_def_any"
-        } else if crate::io::proto::MetaGraphDef::from_bytes(bytes).is_ok_and(|m| m.graph_def.is_some()) {
+        } else if crate::format::proto::MetaGraphDef::from_bytes(bytes).is_ok_and(|m| m.graph_def.is_some()) {
             "the file is a MetaGraphDef (.meta): import it with Graph::import_meta_graph"
         } else {
             "the file is not a binary GraphDef (a frozen .pb), or it is damaged (truncated?)"
@@ -60,5 +60,5 @@ pub(crate) fn decode_binary(bytes: &[u8]) -> Result<GraphDef> {
 /// atomically: a temporary file renamed into place.
 /// Errors: the file system's, with the path.
 pub fn write_graph_def(graph_def: &GraphDef, path: impl AsRef<Path>) -> Result<()> {
-    crate::io::checkpoint::fsutil::write_atomically(path.as_ref(), &graph_def.to_bytes())
+    crate::format::atomic_file::write_atomically(path.as_ref(), &graph_def.to_bytes())
 }

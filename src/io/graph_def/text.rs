@@ -1,9 +1,9 @@
 //! `GraphDef` files in the protobuf text format (`.pbtxt`), and reading either format.
 
 use crate::error::{Error, Result};
-use crate::io::checkpoint::fsutil::write_atomically;
-use crate::io::proto::text::{graph_def_from_text, graph_def_to_text};
-use crate::io::proto::GraphDef;
+use crate::format::atomic_file::write_atomically;
+use crate::format::proto::text::{graph_def_from_text, graph_def_to_text};
+use crate::format::proto::GraphDef;
 use std::path::Path;
 
 /// Writes `graph_def` in the text format, byte for byte what

@@ -1,9 +1,9 @@
 //! Graph collections ↔ `CollectionDef`s, including `VariableDef` for variable collections.
 
 use crate::error::{Error, Result};
+use crate::format::proto::meta_graph::{BytesList, FloatList, Int64List, Kind, NodeList};
+use crate::format::proto::{CollectionDef, VariableDef};
 use crate::graph::{CollectionItem, Graph, Node, VariableRecord};
-use crate::io::proto::meta_graph::{BytesList, FloatList, Int64List, Kind, NodeList};
-use crate::io::proto::{CollectionDef, VariableDef};
 use prost::Message;
 
 /// Collections whose items are `VariableDef` protos (TensorFlow registers these keys).

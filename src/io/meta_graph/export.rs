@@ -2,8 +2,8 @@
 
 use super::collections;
 use crate::error::Result;
+use crate::format::proto::{MetaGraphDef, MetaInfoDef, OpDef, OpList, SaverDef};
 use crate::graph::Graph;
-use crate::io::proto::{MetaGraphDef, MetaInfoDef, OpDef, OpList, SaverDef};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -33,5 +33,5 @@ pub fn export_meta_graph(graph: &Graph, saver_def: Option<SaverDef>) -> Result<M
 /// Writes `meta` to `path` (a `.meta` file), atomically (temporary file, then rename).
 /// Errors: the file system's, naming the path.
 pub fn write_meta_graph(meta: &MetaGraphDef, path: impl AsRef<Path>) -> Result<()> {
-    crate::io::checkpoint::fsutil::write_atomically(path.as_ref(), &meta.to_bytes())
+    crate::format::atomic_file::write_atomically(path.as_ref(), &meta.to_bytes())
 }

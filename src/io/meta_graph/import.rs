@@ -2,10 +2,10 @@
 
 use super::collections::{self, VARIABLE_COLLECTIONS};
 use crate::error::{Error, Result};
+use crate::format::proto::{MetaGraphDef, SaverDef};
 use crate::graph::collections::GLOBAL_VARIABLES;
 use crate::graph::{Graph, Variable};
 use crate::io::graph_def::{import_graph_def_logged, ImportGraphDefOptions};
-use crate::io::proto::{MetaGraphDef, SaverDef};
 use crate::train::Saver;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -2,8 +2,8 @@
 //! exported meta graph carries a working `SaverDef`.
 
 use crate::error::Result;
+use crate::format::proto::SaverDef;
 use crate::graph::{AttrValue, Graph, Operation, Variable};
-use crate::io::proto::SaverDef;
 use crate::ops::{self, io_ops::string_vector};
 use crate::tensor::{DType, Shape, Tensor};
 
@@ -70,6 +70,6 @@ pub fn add_saver_ops(graph: &Graph, vars: &[(String, Variable)]) -> Result<Saver
         max_to_keep: 5,
         sharded: false,
         keep_checkpoint_every_n_hours: 10000.0,
-        version: crate::io::proto::meta_graph::SAVER_DEF_V2,
+        version: crate::format::proto::meta_graph::SAVER_DEF_V2,
     })
 }

@@ -2,8 +2,8 @@
 //! of chosen variables load values from a checkpoint, renaming scopes on the way.
 
 use crate::error::{Error, Result};
+use crate::format::checkpoint::{latest_checkpoint, CheckpointReader};
 use crate::graph::{CollectionItem, Graph, Output, Scope, Variable, VariableRecord};
-use crate::io::checkpoint::{latest_checkpoint, CheckpointReader};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -10,11 +10,11 @@ mod retention;
 pub use init_from_checkpoint::init_from_checkpoint;
 
 use crate::error::{Code, Error, Result};
-use crate::graph::{Graph, Variable};
-use crate::io::checkpoint::{
+use crate::format::checkpoint::{
     index_path, read_checkpoint_state, read_tensors, write_checkpoint_state, CheckpointReader, CheckpointState,
     CheckpointWriter, MAX_SHARDS,
 };
+use crate::graph::{Graph, Variable};
 use crate::session::Session;
 use crate::tensor::{fmt_dims, Tensor};
 use retention::{delete_checkpoint_files, now, History};
@@ -199,7 +199,7 @@ impl Saver {
     /// its `last_preserved_timestamp` when set. Returns false (and changes nothing) when `dir`
     /// has no state file.
     ///
-    /// Errors: as [`crate::io::checkpoint::read_checkpoint_state`] for a damaged state file.
+    /// Errors: as [`crate::format::checkpoint::read_checkpoint_state`] for a damaged state file.
     pub fn recover_from_checkpoint_state(&self, dir: impl AsRef<Path>) -> Result<bool> {
         let Some(st) = read_checkpoint_state(dir)? else { return Ok(false) };
         let paths = &st.all_model_checkpoint_paths;

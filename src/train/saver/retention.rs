@@ -1,7 +1,7 @@
 //! Which checkpoints a [`super::Saver`] keeps: `max_to_keep`, `keep_checkpoint_every_n_hours`
 //! and the deletion of the files of the checkpoints it lets go.
 
-use crate::io::checkpoint::index_path;
+use crate::format::checkpoint::index_path;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 

@@ -1,6 +1,6 @@
 //! Tensor <-> data-file bytes (formats.md §1.6 numeric tensors, §1.7 string tensors).
 
-use super::wire::{get_u32, get_varint, mask_crc, put_varint, unmask_crc};
+use super::crc::{get_u32, get_varint, mask_crc, put_varint, unmask_crc};
 use crate::tensor::{DType, Storage};
 use half::{bf16, f16};
 

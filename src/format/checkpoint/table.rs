@@ -5,7 +5,7 @@
 //! empty metaindex block, TF's block size and restart interval by default). [`read_table`]
 //! verifies every block checksum and accepts uncompressed and Snappy-compressed blocks.
 
-use super::wire::{get_u32, get_varint, mask_crc, put_varint, unmask_crc};
+use super::crc::{get_u32, get_varint, mask_crc, put_varint, unmask_crc};
 use crate::error::{Error, Result};
 
 /// The table magic number stored little-endian in the last 8 bytes of the file.

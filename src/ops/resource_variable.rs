@@ -203,7 +203,7 @@ macro_rules! assign_update_variable {
                 Ok(vec![])
             }
             fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-                super::state::add_to_variable(ctx, $subtract, uninitialized_resource)?;
+                super::ref_variable::add_to_variable(ctx, $subtract, uninitialized_resource)?;
                 Ok(vec![])
             }
             fn ref_inputs(&self) -> &'static [usize] {

@@ -1,14 +1,14 @@
 //! [`CheckpointReader`]: reads a V2 checkpoint (tensor bundle), mirroring TensorFlow's
 //! `BundleReader` / `tf.train.load_checkpoint` (formats.md §1).
 
+use super::bundle_proto::{BundleEntryProto, BundleHeaderProto, ENDIANNESS_BIG};
 use super::codec::{decode_fixed, decode_strings};
-use super::fsutil::io_error;
-use super::proto::{BundleEntryProto, BundleHeaderProto, ENDIANNESS_BIG};
+use super::crc::{mask_crc, unmask_crc};
 use super::slices::{scatter, slice_extents, slice_indices, slice_key};
 use super::table::read_table;
-use super::wire::{mask_crc, unmask_crc};
 use super::{data_path, index_path};
 use crate::error::{Code, Error, Result};
+use crate::format::atomic_file::io_error;
 use crate::tensor::{checked_num_elements, DType, Storage, Tensor};
 use prost::Message;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -117,7 +117,7 @@ impl CheckpointReader {
                     .extent
                     .iter()
                     .map(|x| match x.has_length {
-                        Some(super::proto::HasLength::Length(l)) => (x.start, l),
+                        Some(super::bundle_proto::HasLength::Length(l)) => (x.start, l),
                         None => (0, -1),
                     })
                     .collect();

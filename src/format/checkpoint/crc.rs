@@ -1,5 +1,5 @@
-//! Low-level encodings shared by the bundle files: masked CRC-32C and LEB128 varints
-//! (formats.md §0.1–§0.3).
+//! Low-level encodings shared by the bundle files: masked CRC-32C, and LEB128 varints
+//! through `prost::encoding` (formats.md §0.1–§0.3).
 
 /// The constant TensorFlow adds when masking a crc (`crc32c::kMaskDelta`).
 const MASK_DELTA: u32 = 0xA282_EAD8;
@@ -15,32 +15,18 @@ pub fn unmask_crc(masked: u32) -> u32 {
     masked.wrapping_sub(MASK_DELTA).rotate_left(15)
 }
 
-/// Appends `v` as an unsigned LEB128 varint.
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
+/// Appends `v` as an unsigned LEB128 varint (protobuf's encoding, from `prost`).
+pub(crate) fn put_varint(out: &mut Vec<u8>, v: u64) {
+    prost::encoding::encode_varint(v, out);
 }
 
 /// Decodes a varint of at most 64 bits at `*pos`, advancing `*pos`. `None` when the buffer ends
 /// inside the varint or the value does not fit 64 bits.
 pub(crate) fn get_varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut result = 0u64;
-    for i in 0..10 {
-        let b = *buf.get(*pos + i)?;
-        let bits = u64::from(b & 0x7F);
-        if i == 9 && bits > 1 {
-            return None;
-        }
-        result |= bits << (7 * i);
-        if b < 0x80 {
-            *pos += i + 1;
-            return Some(result);
-        }
-    }
-    None
+    let mut rest = buf.get(*pos..)?;
+    let v = prost::encoding::decode_varint(&mut rest).ok()?;
+    *pos = buf.len() - rest.len();
+    Some(v)
 }
 
 /// Reads a little-endian `u32` at `pos`, `None` when out of bounds.

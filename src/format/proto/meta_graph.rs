@@ -2,10 +2,10 @@
 //! `CollectionDef`, `VariableDef`, `SaveSliceInfoDef`, `SignatureDef`, `TensorInfo`.
 
 use super::graph::GraphDef;
+use super::map_fields;
 use super::op_def::OpList;
 use super::tensor::TensorProto;
 use super::types::TensorShapeProto;
-use super::wire;
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{self, DecodeContext, WireType};
 use prost::DecodeError;
@@ -289,11 +289,11 @@ pub struct MetaGraphDef {
 
 impl prost::Message for MetaGraphDef {
     fn encode_raw(&self, buf: &mut impl BufMut) {
-        wire::encode_opt(1, &self.meta_info_def, buf);
-        wire::encode_opt(2, &self.graph_def, buf);
-        wire::encode_opt(3, &self.saver_def, buf);
-        wire::encode_message_map(4, &self.collection_def, buf);
-        wire::encode_message_map(5, &self.signature_def, buf);
+        map_fields::encode_opt(1, &self.meta_info_def, buf);
+        map_fields::encode_opt(2, &self.graph_def, buf);
+        map_fields::encode_opt(3, &self.saver_def, buf);
+        map_fields::encode_message_map(4, &self.collection_def, buf);
+        map_fields::encode_message_map(5, &self.signature_def, buf);
         encoding::message::encode_repeated(6, &self.asset_file_def, buf);
         if let Some(o) = &self.object_graph_def {
             encoding::bytes::encode(7, o, buf);
@@ -307,22 +307,22 @@ impl prost::Message for MetaGraphDef {
         ctx: DecodeContext,
     ) -> Result<(), DecodeError> {
         match tag {
-            1 => wire::merge_opt(wire_type, &mut self.meta_info_def, buf, ctx),
-            2 => wire::merge_opt(wire_type, &mut self.graph_def, buf, ctx),
-            3 => wire::merge_opt(wire_type, &mut self.saver_def, buf, ctx),
-            4 => wire::merge_message_map(wire_type, &mut self.collection_def, buf, ctx),
-            5 => wire::merge_message_map(wire_type, &mut self.signature_def, buf, ctx),
+            1 => map_fields::merge_opt(wire_type, &mut self.meta_info_def, buf, ctx),
+            2 => map_fields::merge_opt(wire_type, &mut self.graph_def, buf, ctx),
+            3 => map_fields::merge_opt(wire_type, &mut self.saver_def, buf, ctx),
+            4 => map_fields::merge_message_map(wire_type, &mut self.collection_def, buf, ctx),
+            5 => map_fields::merge_message_map(wire_type, &mut self.signature_def, buf, ctx),
             6 => encoding::message::merge_repeated(wire_type, &mut self.asset_file_def, buf, ctx),
             7 => encoding::bytes::merge(wire_type, self.object_graph_def.get_or_insert_with(Vec::new), buf, ctx),
             _ => encoding::skip_field(wire_type, tag, buf, ctx),
         }
     }
     fn encoded_len(&self) -> usize {
-        wire::opt_len(1, &self.meta_info_def)
-            + wire::opt_len(2, &self.graph_def)
-            + wire::opt_len(3, &self.saver_def)
-            + wire::message_map_len(4, &self.collection_def)
-            + wire::message_map_len(5, &self.signature_def)
+        map_fields::opt_len(1, &self.meta_info_def)
+            + map_fields::opt_len(2, &self.graph_def)
+            + map_fields::opt_len(3, &self.saver_def)
+            + map_fields::message_map_len(4, &self.collection_def)
+            + map_fields::message_map_len(5, &self.signature_def)
             + encoding::message::encoded_len_repeated(6, &self.asset_file_def)
             + self.object_graph_def.as_ref().map_or(0, |o| encoding::bytes::encoded_len(7, o))
     }

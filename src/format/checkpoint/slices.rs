@@ -1,7 +1,7 @@
 //! Partitioned (sliced) tensors: TensorFlow's "OrderedCode" slice keys and assembling a full
 //! tensor from its slices (formats.md §1.8).
 
-use super::proto::{HasLength, TensorSliceProto};
+use super::bundle_proto::{HasLength, TensorSliceProto};
 use crate::tensor::Storage;
 
 fn num_increasing(out: &mut Vec<u8>, v: u64) {

@@ -2,15 +2,15 @@
 //! checkpoint exactly as TensorFlow's `BundleWriter` (the `SaveV2` op) does (formats.md §1.10),
 //! in one data file or spread over several (a sharded save, formats.md §1.9).
 
-use super::data_file::{write_tensor, DataFile};
-use super::fsutil::{io_error, write_atomically};
-use super::proto::{
+use super::bundle_proto::{
     BundleEntryProto, BundleHeaderProto, Extent, HasLength, TensorShapeProto, TensorSliceProto, VersionDef,
 };
+use super::data_file::{write_tensor, DataFile};
 use super::slices::slice_key;
 use super::table::{build_table, TableOptions};
 use super::{data_path, index_path};
 use crate::error::{Error, Result};
+use crate::format::atomic_file::{io_error, write_atomically};
 use crate::tensor::{fmt_dims, Storage, Tensor};
 use prost::Message;
 use std::collections::BTreeMap;

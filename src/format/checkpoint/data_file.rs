@@ -6,12 +6,12 @@
 //! on little-endian machines, so there the stored bytes *are* the buffer. On big-endian
 //! machines (and for string tensors) the portable encoder and decoder in `codec` are used.
 
+use super::bundle_proto::BundleEntryProto;
 use super::codec::{decode_fixed, encode_storage};
-use super::fsutil::{create_temp, io_error};
-use super::proto::BundleEntryProto;
-use super::wire::{mask_crc, unmask_crc};
+use super::crc::{mask_crc, unmask_crc};
 use super::{data_path, CheckpointReader};
 use crate::error::{Error, Result};
+use crate::format::atomic_file::{create_temp, io_error};
 use crate::tensor::{checked_num_elements, DType, Storage, Tensor};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -19,59 +19,28 @@ use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-/// Plain-old-data element types: every bit pattern is a valid value, no padding.
-///
-/// # Safety
-/// Implementors must have no padding bytes and accept any bit pattern.
-unsafe trait Pod: Copy {}
-unsafe impl Pod for f32 {}
-unsafe impl Pod for f64 {}
-unsafe impl Pod for i8 {}
-unsafe impl Pod for i16 {}
-unsafe impl Pod for i32 {}
-unsafe impl Pod for i64 {}
-unsafe impl Pod for u8 {}
-unsafe impl Pod for u16 {}
-unsafe impl Pod for u32 {}
-unsafe impl Pod for u64 {}
-unsafe impl Pod for half::f16 {}
-unsafe impl Pod for half::bf16 {}
-unsafe impl Pod for [f32; 2] {}
-unsafe impl Pod for [f64; 2] {}
-
-fn pod_bytes<T: Pod>(v: &[T]) -> &[u8] {
-    // SAFETY: T is plain old data (no padding), so its memory is `size_of_val(v)` initialized bytes.
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
-}
-
-fn pod_bytes_mut<T: Pod>(v: &mut [T]) -> &mut [u8] {
-    // SAFETY: T is plain old data and accepts any bit pattern, so any bytes written are valid.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
-}
-
 /// The bytes stored for `storage`, borrowed when the in-memory layout is the stored one.
 fn stored_bytes(storage: &Storage) -> Option<&[u8]> {
     if cfg!(target_endian = "big") {
         return None;
     }
     Some(match storage {
-        Storage::F32(v) => pod_bytes(v),
-        Storage::F64(v) => pod_bytes(v),
-        Storage::I32(v) => pod_bytes(v),
-        Storage::I64(v) => pod_bytes(v),
-        Storage::I8(v) => pod_bytes(v),
-        Storage::I16(v) => pod_bytes(v),
-        Storage::U8(v) => pod_bytes(v),
-        Storage::U16(v) => pod_bytes(v),
-        Storage::U32(v) => pod_bytes(v),
-        Storage::U64(v) => pod_bytes(v),
-        Storage::F16(v) => pod_bytes(v),
-        Storage::BF16(v) => pod_bytes(v),
-        Storage::C64(v) => pod_bytes(v),
-        Storage::C128(v) => pod_bytes(v),
+        Storage::F32(v) => bytemuck::cast_slice(v),
+        Storage::F64(v) => bytemuck::cast_slice(v),
+        Storage::I32(v) => bytemuck::cast_slice(v),
+        Storage::I64(v) => bytemuck::cast_slice(v),
+        Storage::I8(v) => bytemuck::cast_slice(v),
+        Storage::I16(v) => bytemuck::cast_slice(v),
+        Storage::U8(v) => bytemuck::cast_slice(v),
+        Storage::U16(v) => bytemuck::cast_slice(v),
+        Storage::U32(v) => bytemuck::cast_slice(v),
+        Storage::U64(v) => bytemuck::cast_slice(v),
+        Storage::F16(v) => bytemuck::cast_slice(v),
+        Storage::BF16(v) => bytemuck::cast_slice(v),
+        Storage::C64(v) => bytemuck::cast_slice(v),
+        Storage::C128(v) => bytemuck::cast_slice(v),
         // bool is one byte holding 0 or 1, exactly what TensorFlow stores.
-        // SAFETY: bool has size 1, no padding; its bytes are 0 or 1.
-        Storage::Bool(v) => unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), v.len()) },
+        Storage::Bool(v) => bytemuck::cast_slice(v),
         Storage::Str(_) => return None,
     })
 }
@@ -190,9 +159,9 @@ impl Drop for DataFile {
 /// position straight into a new buffer; returns the storage and the crc32c (unmasked) of
 /// the stored bytes. Errors: the I/O error of the read.
 pub(crate) fn read_fixed(file: &mut File, dtype: DType, n: usize, size: usize) -> std::io::Result<(Storage, u32)> {
-    fn direct<T: Pod + Default>(file: &mut File, n: usize) -> std::io::Result<(Vec<T>, u32)> {
-        let mut v = vec![T::default(); n];
-        let bytes = pod_bytes_mut(&mut v);
+    fn direct<T: bytemuck::Pod>(file: &mut File, n: usize) -> std::io::Result<(Vec<T>, u32)> {
+        let mut v = vec![T::zeroed(); n];
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut v);
         file.read_exact(bytes)?;
         let crc = crc32c::crc32c(bytes);
         Ok((v, crc))

@@ -156,7 +156,7 @@ pub(super) fn add_to_variable(ctx: &KernelCtx, subtract: bool, uninit: fn(&str) 
 /// The value of resource variable `handle` after `update` (a `ReadVariableOp` in `s`'s name
 /// scope that runs after it), what TensorFlow's `assign*` on a resource variable returns.
 fn read_after(s: &Scope, handle: &Output, update: &Operation) -> Result<Output> {
-    super::resource::read_variable_op(&s.name_scope("").with_control_dependencies(&[update]), handle)
+    super::resource_variable::read_variable_op(&s.name_scope("").with_control_dependencies(&[update]), handle)
 }
 
 /// `tf.assign(ref, value)`: an `Assign` op (default name `Assign`), `use_locking` and
@@ -165,7 +165,7 @@ fn read_after(s: &Scope, handle: &Output, update: &Operation) -> Result<Output> 
 /// name `AssignVariableOp`) and the result a `ReadVariableOp` run after it.
 pub fn assign(s: &Scope, reference: &Output, value: &Output) -> Result<Output> {
     if reference.dtype() == DType::Resource {
-        let op = super::resource::assign_variable_op(s, reference, value)?;
+        let op = super::resource_variable::assign_variable_op(s, reference, value)?;
         return read_after(s, reference, &op);
     }
     s.op("Assign", "Assign")
@@ -180,7 +180,7 @@ pub fn assign(s: &Scope, reference: &Output, value: &Output) -> Result<Output> {
 /// `tf.assign_add(ref, delta)` (for a resource handle: `AssignAddVariableOp`, then a read).
 pub fn assign_add(s: &Scope, reference: &Output, delta: &Output) -> Result<Output> {
     if reference.dtype() == DType::Resource {
-        let op = super::resource::assign_add_variable_op(s, reference, delta)?;
+        let op = super::resource_variable::assign_add_variable_op(s, reference, delta)?;
         return read_after(s, reference, &op);
     }
     s.op("AssignAdd", "AssignAdd")
@@ -194,7 +194,7 @@ pub fn assign_add(s: &Scope, reference: &Output, delta: &Output) -> Result<Outpu
 /// `tf.assign_sub(ref, delta)` (for a resource handle: `AssignSubVariableOp`, then a read).
 pub fn assign_sub(s: &Scope, reference: &Output, delta: &Output) -> Result<Output> {
     if reference.dtype() == DType::Resource {
-        let op = super::resource::assign_sub_variable_op(s, reference, delta)?;
+        let op = super::resource_variable::assign_sub_variable_op(s, reference, delta)?;
         return read_after(s, reference, &op);
     }
     s.op("AssignSub", "AssignSub")

@@ -1,7 +1,7 @@
 //! `NodeDef`, `GraphDef`, `VersionDef` and `FunctionDefLibrary` (formats.md §3.5, §3.6).
 
 use super::attr_value::AttrValue;
-use super::wire::{self, AttrMap};
+use super::map_fields::{self, AttrMap};
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{self, DecodeContext, WireType};
 use prost::DecodeError;
@@ -48,8 +48,8 @@ impl prost::Message for NodeDef {
         if !self.device.is_empty() {
             encoding::string::encode(4, &self.device, buf);
         }
-        wire::encode_message_map(5, &self.attr, buf);
-        wire::encode_opt(6, &self.experimental_debug_info, buf);
+        map_fields::encode_message_map(5, &self.attr, buf);
+        map_fields::encode_opt(6, &self.experimental_debug_info, buf);
         if let Some(t) = &self.experimental_type {
             encoding::bytes::encode(7, t, buf);
         }
@@ -66,8 +66,8 @@ impl prost::Message for NodeDef {
             2 => encoding::string::merge(wire_type, &mut self.op, buf, ctx),
             3 => encoding::string::merge_repeated(wire_type, &mut self.input, buf, ctx),
             4 => encoding::string::merge(wire_type, &mut self.device, buf, ctx),
-            5 => wire::merge_attr_map(wire_type, &mut self.attr, buf, ctx),
-            6 => wire::merge_opt(wire_type, &mut self.experimental_debug_info, buf, ctx),
+            5 => map_fields::merge_attr_map(wire_type, &mut self.attr, buf, ctx),
+            6 => map_fields::merge_opt(wire_type, &mut self.experimental_debug_info, buf, ctx),
             7 => encoding::bytes::merge(wire_type, self.experimental_type.get_or_insert_with(Vec::new), buf, ctx),
             _ => encoding::skip_field(wire_type, tag, buf, ctx),
         }
@@ -78,8 +78,8 @@ impl prost::Message for NodeDef {
             + s(2, &self.op)
             + encoding::string::encoded_len_repeated(3, &self.input)
             + s(4, &self.device)
-            + wire::message_map_len(5, &self.attr)
-            + wire::opt_len(6, &self.experimental_debug_info)
+            + map_fields::message_map_len(5, &self.attr)
+            + map_fields::opt_len(6, &self.experimental_debug_info)
             + self.experimental_type.as_ref().map_or(0, |t| encoding::bytes::encoded_len(7, t))
     }
     fn clear(&mut self) {

@@ -538,3 +538,14 @@ message!(
         f!("object_graph_def", 7, Opaque("tensorflow.SavedObjectGraph"), Opt),
     ]
 );
+
+message!(
+    CHECKPOINT_STATE,
+    "tensorflow.CheckpointState",
+    [
+        f!("model_checkpoint_path", 1, String, I),
+        f!("all_model_checkpoint_paths", 2, String, R),
+        f!("all_model_checkpoint_timestamps", 3, Double, R),
+        f!("last_preserved_timestamp", 4, Double, I),
+    ]
+);

@@ -5,7 +5,7 @@
 //! Encoding with `prost` gives exactly TensorFlow's bytes: fields in number order, proto3
 //! defaults omitted, sub-messages written when set (even empty), repeated int32 packed.
 
-pub use crate::io::proto::{Dim, TensorShapeProto, VersionDef};
+pub use crate::format::proto::{Dim, TensorShapeProto, VersionDef};
 
 /// `tensorflow.BundleHeaderProto`: the value stored under the empty key `""` of a `.index` file.
 #[derive(Clone, PartialEq, prost::Message)]

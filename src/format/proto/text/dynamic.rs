@@ -270,12 +270,8 @@ pub(crate) fn decode(buf: &[u8], desc: &'static MessageDesc, depth: usize) -> Re
 // ---------------------------------------------------------------------------------------
 // Wire encoding
 
-fn put_varint(mut v: u64, out: &mut Vec<u8>) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
+fn put_varint(v: u64, out: &mut Vec<u8>) {
+    prost::encoding::encode_varint(v, out);
 }
 
 fn put_key(number: u32, wire_type: u8, out: &mut Vec<u8>) {

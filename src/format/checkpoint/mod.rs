@@ -11,22 +11,22 @@
 
 mod codec;
 mod data_file;
-pub(crate) mod fsutil;
-pub mod proto;
+
+pub mod bundle_proto;
+mod checkpoint_state;
+mod crc;
 mod reader;
 mod slices;
-mod state;
 pub mod table;
-mod wire;
 mod writer;
 
+pub use checkpoint_state::{
+    latest_checkpoint, read_checkpoint_state, write_checkpoint_state, CheckpointState, CHECKPOINT_STATE_FILENAME,
+};
+pub use crc::{mask_crc, unmask_crc};
 pub(crate) use data_file::read_tensors;
 pub use reader::CheckpointReader;
 pub use slices::slice_key;
-pub use state::{
-    latest_checkpoint, read_checkpoint_state, write_checkpoint_state, CheckpointState, CHECKPOINT_STATE_FILENAME,
-};
-pub use wire::{mask_crc, unmask_crc};
 pub use writer::{write_checkpoint, write_checkpoint_sharded, CheckpointWriter, MAX_SHARDS};
 
 use std::path::{Path, PathBuf};

@@ -12,16 +12,19 @@
 //! round-trip unchanged. Unknown fields are skipped when reading.
 
 mod attr_value;
+mod checkpoint_state;
 mod graph;
+mod map_fields;
 pub mod meta_graph;
 mod op_def;
 mod tensor;
 pub mod text;
 mod types;
-mod wire;
 
 pub use attr_value::{AttrValue, ListValue, NameAttrList, Value as AttrValueKind};
+pub use checkpoint_state::CheckpointState;
 pub use graph::{ExperimentalDebugInfo, FunctionDefLibrary, GraphDef, NodeDef, VersionDef};
+pub use map_fields::{tf_key_order, AttrMap};
 pub use meta_graph::{
     Any, AnyList, AssetFileDef, BytesList, CollectionDef, CooSparse, Encoding as TensorInfoEncoding, FloatList,
     Int64List, Kind as CollectionKind, MetaGraphDef, MetaInfoDef, NodeList, SaveSliceInfoDef, SaverDef, SignatureDef,
@@ -33,4 +36,3 @@ pub use types::{
     data_type_name, dtype_from_proto, dtype_to_proto, Dim, TensorShapeProto, DT_INVALID, DT_REF_OFFSET, DT_RESOURCE,
     DT_VARIANT,
 };
-pub use wire::{tf_key_order, AttrMap};

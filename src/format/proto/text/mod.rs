@@ -27,7 +27,7 @@
 //! form, and that expanded form is not read.
 //!
 //! ```
-//! use tensorgraph::io::proto::text::{graph_def_from_text, graph_def_to_text};
+//! use tensorgraph::format::proto::text::{graph_def_from_text, graph_def_to_text};
 //! # fn main() -> tensorgraph::Result<()> {
 //! let text = "node {\n  name: \"c\"\n  op: \"Const\"\n}\nversions {\n  producer: 2474\n}\n";
 //! let gd = graph_def_from_text(text)?;
@@ -44,8 +44,9 @@ mod schema;
 pub use printer::{format_double, format_float};
 
 use super::{
-    AssetFileDef, AttrValue, CollectionDef, FunctionDefLibrary, GraphDef, MetaGraphDef, MetaInfoDef, NameAttrList,
-    NodeDef, OpDef, OpList, SaverDef, SignatureDef, TensorInfo, TensorProto, TensorShapeProto, VersionDef,
+    AssetFileDef, AttrValue, CheckpointState, CollectionDef, FunctionDefLibrary, GraphDef, MetaGraphDef, MetaInfoDef,
+    NameAttrList, NodeDef, OpDef, OpList, SaverDef, SignatureDef, TensorInfo, TensorProto, TensorShapeProto,
+    VersionDef,
 };
 use crate::error::{Error, Result};
 use schema::MessageDesc;
@@ -113,6 +114,7 @@ text_format! {
     SignatureDef => SIGNATURE_DEF,
     TensorInfo => TENSOR_INFO,
     AssetFileDef => ASSET_FILE_DEF,
+    CheckpointState => CHECKPOINT_STATE,
 }
 
 /// The text form of a `GraphDef`: what `tf.io.write_graph(graph_def, dir, name,
