@@ -16,6 +16,7 @@ pub mod train;
 
 pub use error::{Code, Error, Result};
 pub use graph::{Graph, Operation, Output, Reuse, Scope, Variable};
+pub use ops::VariableOptions;
 pub use session::Session;
 pub use tensor::{DType, Shape, Tensor};
 

@@ -8,8 +8,8 @@ mod common;
 use common::{assert_close, f32_tensor, fixtures, flat_f64, manifest};
 use std::collections::BTreeMap;
 use tensorgraph::format::checkpoint::CheckpointReader;
-use tensorgraph::graph::VariableOptions;
 use tensorgraph::io::meta_graph::{add_saver_ops, export_meta_graph, read_meta_graph, write_meta_graph};
+use tensorgraph::ops::VariableOptions;
 use tensorgraph::train::{AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer, Optimizer, Saver};
 use tensorgraph::{init, ops, Code, DType, Graph, Output, Reuse, Session, Tensor, Variable};
 

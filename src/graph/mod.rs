@@ -21,4 +21,4 @@ pub use naming::NameTable;
 pub use node::{Node, Operation, Output};
 pub(crate) use scope::is_valid_op_name;
 pub use scope::{OpBuilder, Reuse, Scope, VarScope};
-pub use variable::{Variable, VariableOptions, VariableRecord};
+pub use variable::{Variable, VariableRecord};

@@ -20,6 +20,7 @@ pub mod resource_variable;
 pub mod shape_ops;
 pub mod training;
 pub mod unary;
+mod variables;
 
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
@@ -43,6 +44,7 @@ pub use shape_ops::{
     slice_dyn, squeeze, stack, tile, tile_dyn, transpose, transpose_dyn, unsorted_segment_sum, unstack,
 };
 pub use unary::{exp, log, reciprocal, rsqrt, sqrt, square};
+pub use variables::VariableOptions;
 
 /// What shape inference sees of a node being added: its attrs and the dtype and
 /// inferred shape of each input.

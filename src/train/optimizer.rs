@@ -4,9 +4,10 @@
 use super::gradients;
 use crate::error::{Error, Result};
 use crate::graph::collections::TRAIN_OP;
-use crate::graph::{CollectionItem, Operation, Output, Scope, Variable, VariableOptions};
+use crate::graph::{CollectionItem, Operation, Output, Scope, Variable};
 use crate::init::Initializer;
 use crate::ops;
+use crate::ops::VariableOptions;
 use crate::tensor::{DType, Tensor};
 
 /// A gradient-based optimizer. Implementations add TensorFlow's ops (`ApplyAdam`, ...)
