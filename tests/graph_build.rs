@@ -86,7 +86,7 @@ fn collections_hold_what_was_added() {
     assert_eq!(g.collection("losses"), vec![CollectionItem::Tensor(c.op().id(), 0), CollectionItem::Float(0.5)]);
     assert!(g.collection("nothing").is_empty());
     let t =
-        s.variable_with("nt", tensorgraph::graph::VariableOptions { trainable: false, ..Default::default() }, |vs| {
+        s.variable_with("nt", tensorgraph::VariableOptions { trainable: false, ..Default::default() }, |vs| {
             ops::constant(&vs.named("initial_value"), Tensor::scalar(0f32))
         });
     let t = t.unwrap();

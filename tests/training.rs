@@ -81,7 +81,7 @@ fn momentum_and_gradient_descent() {
             tensorgraph::Shape::scalar(),
             DType::Int64,
             tensorgraph::init::zeros(),
-            tensorgraph::graph::VariableOptions { trainable: false, ..Default::default() },
+            tensorgraph::VariableOptions { trainable: false, ..Default::default() },
         )
         .unwrap();
     let train = GradientDescentOptimizer::new(0.5).minimize_with(&loss, None, Some(&step), None).unwrap();
