@@ -16,6 +16,7 @@ pub mod random;
 pub mod reduction;
 mod registry;
 pub mod resource;
+pub mod schema;
 pub mod shape_ops;
 pub mod state;
 pub mod training;

@@ -171,8 +171,15 @@ impl<'a> Inputs<'a> {
 /// included (TensorFlow keeps a failed import's prefix, so that a retry lands in
 /// `import_1/`; here it lands in `import/`).
 ///
+/// Each node's attrs are checked against TensorFlow's `OpDef` of its type
+/// ([`ops::schema::validate_node_def`]) and attrs left out that have a default get it
+/// ([`ops::schema::add_default_attrs`]), as TensorFlow's importer does.
+///
 /// Errors: `Unimplemented` naming the first node (in GraphDef order) whose op type
-/// tensorgraph lacks; `InvalidArgument` for a duplicate node name, an input naming a node
+/// tensorgraph lacks; `InvalidArgument` naming the node and attr (TensorFlow's words) for
+/// the first node with an attr its `OpDef` does not declare (other than `_`-prefixed
+/// ones), a missing attr without a default, or an attr of the wrong kind, outside the
+/// allowed values or below the minimum; `InvalidArgument` for a duplicate node name, an input naming a node
 /// missing from the GraphDef, a data input after a control input, a cycle (naming its
 /// nodes), an output index past the source's outputs, an input-map key the GraphDef does
 /// not have, an input-map value from another graph or of the wrong dtype, a return element
@@ -244,12 +251,14 @@ fn import_under(
     }
     check_colocation(graph_def, &index)?;
     let mut defs: Vec<&'static dyn ops::OpDef> = Vec::with_capacity(nodes.len());
+    let producer = graph_def.versions.as_ref().map(|v| v.producer);
     for n in nodes {
         // runs of one op type are common (a chain of adds, a layer's ops)
         let def = match defs.last() {
             Some(last) if last.op_type() == n.op => *last,
             _ => ops::lookup(&n.op).map_err(|e| e.context(format!("node '{}' (op '{}')", n.name, n.op)))?,
         };
+        ops::schema::validate_node_def(&n.name, &n.op, &n.attr, producer)?;
         defs.push(def);
     }
     let input_map: HashMap<&str, &Output> = options.input_map.iter().map(|(k, v)| (k.as_str(), v)).collect();
@@ -445,6 +454,7 @@ impl ImportPlan<'_> {
                 let v = v.to_graph().map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?;
                 attrs.insert(k.clone(), v);
             }
+            ops::schema::add_default_attrs(defs[i].op_type(), &mut attrs);
             if !prefix.is_empty() {
                 if let Some(GraphAttr::ListString(locs)) = attrs.get_mut("_class") {
                     for loc in locs.iter_mut() {
