@@ -262,3 +262,37 @@ fn exported_meta_graph_holds_full_op_defs() {
     g2.import_meta_graph_def(&meta, &Default::default(), "test").unwrap();
     assert_eq!(g2.num_ops(), g.num_ops());
 }
+
+/// A meta graph from a newer producer whose MatMul has an attr tensorgraph's OpDef lacks:
+/// dropped when the producer's stripped OpDef gives it as the default, refused otherwise.
+#[test]
+fn meta_graph_import_drops_new_attrs_left_at_their_producer_default() {
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s, DType::Float, Shape::known(&[2, 2])).unwrap();
+    ops::matmul(&s.named("m"), &x, &x).unwrap();
+    let mut meta = export_meta_graph(&g, None).unwrap();
+    let newer = |meta: &mut MetaGraphDef, value: bool| {
+        let gd = meta.graph_def.as_mut().unwrap();
+        let m = gd.node.iter_mut().find(|n| n.name == "m").unwrap();
+        m.attr.insert("new_attr".into(), tensorgraph::io::proto::AttrValue::new(AttrValueKind::B(value)));
+    };
+    let ops_list = meta.meta_info_def.as_mut().unwrap().stripped_op_list.as_mut().unwrap();
+    let mm = ops_list.op.iter_mut().find(|o| o.name == "MatMul").unwrap();
+    let mut new_attr = mm.attr.iter().find(|a| a.name == "transpose_a").unwrap().clone();
+    new_attr.name = "new_attr".into();
+    mm.attr.push(new_attr);
+    newer(&mut meta, false);
+    let g2 = Graph::new();
+    g2.import_meta_graph_def(&meta, &Default::default(), "test").unwrap();
+    assert!(!g2.operation_by_name("m").unwrap().node().attrs.contains_key("new_attr"));
+    // a value other than the default is kept, and refused
+    newer(&mut meta, true);
+    let e = Graph::new().import_meta_graph_def(&meta, &Default::default(), "test").unwrap_err();
+    assert!(e.message.contains("NodeDef mentions attr 'new_attr' not in Op<name=MatMul"), "{e}");
+    // a plain GraphDef import has no producer op list: refused
+    newer(&mut meta, false);
+    let e =
+        import_graph_def(&Graph::new(), meta.graph_def.as_ref().unwrap(), &ImportGraphDefOptions::new()).unwrap_err();
+    assert!(e.message.contains("NodeDef mentions attr 'new_attr'"), "{e}");
+}

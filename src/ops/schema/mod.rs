@@ -380,7 +380,18 @@ pub fn validate_node_def(
     attrs: &AttrMap<proto::AttrValue>,
     producer: Option<i32>,
 ) -> Result<()> {
-    validate(node_name, op_type, attrs.iter().map(|(k, v)| (k.as_str(), Facts::from_proto(v))), producer)
+    validate_node_def_attrs(node_name, op_type, attrs.iter(), producer)
+}
+
+/// [`validate_node_def`] for the attrs `attrs` yields (name, value): a NodeDef's attrs
+/// less some the caller drops.
+pub fn validate_node_def_attrs<'a>(
+    node_name: &str,
+    op_type: &str,
+    attrs: impl Iterator<Item = (&'a String, &'a proto::AttrValue)> + Clone,
+    producer: Option<i32>,
+) -> Result<()> {
+    validate(node_name, op_type, attrs.map(|(k, v)| (k.as_str(), Facts::from_proto(v))), producer)
 }
 
 /// [`validate_node_def`] for a node's graph attrs (as the op builders make them).
