@@ -10,9 +10,11 @@ graph.json (see examples/export_graphs.rs). Checks:
   * frozen.pbtxt: parsed with text_format into a GraphDef, it equals frozen.pb and runs to
     the same probabilities;
   * model.ckpt.meta: tf.compat.v1.train.import_meta_graph + saver.restore(model.ckpt) gives
-    the same probabilities; TensorFlow's own convert_variables_to_constants of that graph
-    (outputs as graph.json's output_nodes) gives the nodes and constants of frozen.pb
-    (attrs compared after filling in TensorFlow's defaults on both sides);
+    the same probabilities; its meta_info_def.stripped_op_list is TensorFlow's registry
+    OpDef of each op type the graph uses, sorted by name; TensorFlow's own
+    convert_variables_to_constants of that graph (outputs as graph.json's output_nodes)
+    gives the nodes and constants of frozen.pb (attrs compared as written: both sides
+    carry every attr with a default);
   * one run of the train op ("train") on the batch gives every global variable (weights,
     biases, Adam slots, beta powers) as tensorgraph's next step (variables_after_step).
 Tolerance rtol=1e-5, atol=1e-6. Prints PASS/FAIL per check, then
@@ -24,6 +26,7 @@ import sys
 
 from google.protobuf import text_format
 from tfcheck import np, tf, tf1  # noqa: F401
+from tensorflow.python.framework import op_def_registry  # noqa: E402 (after tfcheck sets up TF)
 RTOL, ATOL = 1e-5, 1e-6
 
 PASSED = 0
@@ -125,6 +128,19 @@ def main():
             report(False, "import_meta_graph + Saver.restore", brief(e))
             return finish()
         feed = {"x:0": inputs, "y:0": labels}
+
+        def stripped_op_list():
+            meta = tf1.MetaGraphDef()
+            with open(os.path.join(d, "model.ckpt.meta"), "rb") as f:
+                meta.ParseFromString(f.read())
+            ops = meta.meta_info_def.stripped_op_list.op
+            names = [o.name for o in ops]
+            used = sorted({n.op for n in meta.graph_def.node})
+            if names != used:
+                return False, "stripped_op_list %s, graph ops %s" % (names, used)
+            bad = [o.name for o in ops if o != op_def_registry.get(o.name)]
+            return not bad, "OpDefs differ from TensorFlow's registry: %s" % bad
+        check("meta graph's stripped_op_list is TF's OpDefs of the graph's op types, sorted", stripped_op_list)
         check("restored meta graph runs probs to tensorgraph's values",
               lambda: close(sess.run("probs:0", {"x:0": inputs}), probs))
 
@@ -132,11 +148,8 @@ def main():
             gd = tf1.graph_util.convert_variables_to_constants(sess, g.as_graph_def(), doc["output_nodes"])
             # ours with TensorFlow's default attrs filled in (as TF's importer does for its
             # own graph: e.g. MatMul's grad_a/grad_b, which tensorgraph does not write)
-            with tf.Graph().as_default() as og:
-                copy = tf1.GraphDef()
-                copy.CopyFrom(frozen)
-                tf.import_graph_def(copy, name="")
-                ours = {n.name: n for n in og.as_graph_def().node}
+            # tensorgraph writes every attr of the OpDef (defaults included), as TF does
+            ours = {n.name: n for n in frozen.node}
             names = [[n.name, n.op] for n in gd.node]
             if names != doc["frozen_ops"]:
                 return False, "TF froze %s, tensorgraph %s" % (names, doc["frozen_ops"])

@@ -85,10 +85,9 @@ fn collections_hold_what_was_added() {
     g.add_to_collection("losses", CollectionItem::Float(0.5));
     assert_eq!(g.collection("losses"), vec![CollectionItem::Tensor(c.op().id(), 0), CollectionItem::Float(0.5)]);
     assert!(g.collection("nothing").is_empty());
-    let t =
-        s.variable_with("nt", tensorgraph::VariableOptions { trainable: false, ..Default::default() }, |vs| {
-            ops::constant(&vs.named("initial_value"), Tensor::scalar(0f32))
-        });
+    let t = s.variable_with("nt", tensorgraph::VariableOptions { trainable: false, ..Default::default() }, |vs| {
+        ops::constant(&vs.named("initial_value"), Tensor::scalar(0f32))
+    });
     let t = t.unwrap();
     assert_eq!(g.global_variables(), vec![t.clone()]);
     assert!(g.trainable_variables().is_empty());

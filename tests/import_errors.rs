@@ -51,13 +51,13 @@ fn missing_and_wrong_kinds_of_attrs_are_refused() {
         (
             r#"node { name: "a" op: "Const" attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2.5 } } } }"#
                 .to_string(),
-            "has no attr 'dtype'",
+            "NodeDef missing attr 'dtype' from Op<name=Const",
         ),
         (
             r#"node { name: "a" op: "Const" attr { key: "dtype" value { i: 1 } }
                attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2.5 } } } }"#
                 .to_string(),
-            "attr 'dtype' of op 'a' (Const) should be a type",
+            "AttrValue had value with type 'int' when 'type' expected for attr 'dtype'; NodeDef: {{node a}}",
         ),
         // Identity without T, and with T as a string
         (
@@ -66,13 +66,13 @@ fn missing_and_wrong_kinds_of_attrs_are_refused() {
         ),
         (
             format!(r#"{placeholder} node {{ name: "i" op: "Identity" input: "x" attr {{ key: "T" value {{ s: "float" }} }} }}"#),
-            "attr 'T' of op 'i' (Identity) should be a type",
+            "AttrValue had value with type 'string' when 'type' expected for attr 'T'; NodeDef: {{node i}}",
         ),
         // a Placeholder whose shape is an int
         (
             r#"node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { i: 3 } } }"#
                 .to_string(),
-            "attr 'shape' of op 'p' (Placeholder) should be a shape",
+            "AttrValue had value with type 'int' when 'shape' expected for attr 'shape'; NodeDef: {{node p}}",
         ),
     ];
     for (text, want) in cases {

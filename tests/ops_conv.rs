@@ -314,7 +314,10 @@ fn pooling_errors() {
     let e = ops::max_pool(&s, &x, &[4], &[1], "VALID").unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument);
     assert!(e.message.contains("[1, 3, 3, 1]"), "{e}");
-    assert_eq!(ops::avg_pool(&s, &x, &[2], &[1], "EXPLICIT").unwrap_err().code, Code::Unimplemented);
+    // TensorFlow's AvgPool allows SAME and VALID only (MaxPool also EXPLICIT)
+    let e = ops::avg_pool(&s, &x, &[2], &[1], "EXPLICIT").unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("not in the list of allowed values: \"SAME\", \"VALID\""), "{e}");
     assert_eq!(ops::avg_pool(&s, &x, &[2], &[1], "FULL").unwrap_err().code, Code::InvalidArgument);
     let e = s
         .op("MaxPool", "MaxPool")

@@ -233,9 +233,13 @@ impl OpBuilder<'_> {
         self
     }
 
-    /// Adds the op. Errors: `Unimplemented` for an op type the registry lacks;
-    /// `InvalidArgument` naming the op when inputs come from another graph or their
-    /// dtypes/shapes do not fit (with both shapes in the message).
+    /// Adds the op, with every attr its TensorFlow `OpDef` gives a default for that was
+    /// not set ([`ops::schema::add_default_attrs`]), as TensorFlow's Python op wrappers do.
+    /// Errors: `Unimplemented` for an op type the registry lacks; `InvalidArgument` naming
+    /// the op when inputs come from another graph, when its attrs do not fit the `OpDef`
+    /// (an undeclared attr, a missing one without a default, a wrong kind or disallowed
+    /// value; see [`ops::schema::validate_attrs`]), or when the inputs' dtypes/shapes do
+    /// not fit (with both shapes in the message).
     pub fn build(self) -> Result<Operation> {
         let graph = self.scope.graph.clone();
         for i in &self.inputs {
@@ -259,6 +263,10 @@ impl OpBuilder<'_> {
         let def = ops::lookup(&self.op_type)?;
         let name = self.scope.unique_op_name(&self.default_name);
         check_op_name(&name)?;
+        // every attr TensorFlow's Python would set: the given ones, then the defaults
+        let mut attrs = self.attrs;
+        ops::schema::add_default_attrs(def.op_type(), &mut attrs);
+        ops::schema::validate_attrs(&name, def.op_type(), &attrs)?;
         let mut node = Node {
             name: name.clone(),
             op_type: def.op_type(),
@@ -270,7 +278,7 @@ impl OpBuilder<'_> {
                 .copied()
                 .chain(self.control_inputs.iter().map(|c| c.id))
                 .collect(),
-            attrs: self.attrs,
+            attrs,
             outputs: Vec::new(),
             device: self.scope.device.clone(),
         };

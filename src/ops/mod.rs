@@ -17,6 +17,7 @@ pub mod reduction;
 pub mod ref_variable;
 mod registry;
 pub mod resource_variable;
+pub mod schema;
 pub mod shape_ops;
 pub mod training;
 pub mod unary;

@@ -2,7 +2,7 @@
 
 use super::export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
 use crate::error::{Error, Result};
-use crate::format::proto::{AttrValueKind, GraphDef};
+use crate::format::proto::{AttrValueKind, GraphDef, NodeDef, OpList};
 use crate::graph::{
     is_valid_op_name, AttrValue as GraphAttr, Attrs, Graph, GraphData, ImportLog, Node, Operation, Output,
 };
@@ -11,6 +11,7 @@ use crate::tensor::{DType, Shape};
 use rustc_hash::FxHashMap as HashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 /// What [`import_graph_def`] does: the name prefix, which GraphDef tensors to replace by
 /// tensors of the target graph, and which ops and tensors to return.
@@ -21,6 +22,7 @@ pub struct ImportGraphDefOptions {
     input_map: Vec<(String, Output)>,
     control_map: Vec<(String, Operation)>,
     return_elements: Vec<String>,
+    producer_op_list: Option<Arc<OpList>>,
 }
 
 impl ImportGraphDefOptions {
@@ -50,6 +52,16 @@ impl ImportGraphDefOptions {
     /// `value` (`key` may be written with or without the `^`).
     pub fn control_input_map(mut self, key: &str, value: &Operation) -> Self {
         self.control_map.push((key.trim_start_matches('^').to_string(), value.clone()));
+        self
+    }
+
+    /// The `OpDef`s of the GraphDef's producer (`producer_op_list` of
+    /// `tf.import_graph_def`; a meta graph's `stripped_op_list`): an attr tensorgraph's
+    /// `OpDef` lacks is then dropped, not refused, when the producer's `OpDef` declares it
+    /// with a default equal to the node's value (an attr added in a newer TensorFlow and
+    /// left at its default; TensorFlow's `RemoveNewDefaultAttrsFromGraphDef`).
+    pub fn producer_op_list(mut self, ops: &OpList) -> Self {
+        self.producer_op_list = Some(Arc::new(ops.clone()));
         self
     }
 
@@ -171,8 +183,15 @@ impl<'a> Inputs<'a> {
 /// included (TensorFlow keeps a failed import's prefix, so that a retry lands in
 /// `import_1/`; here it lands in `import/`).
 ///
+/// Each node's attrs are checked against TensorFlow's `OpDef` of its type
+/// ([`ops::schema::validate_node_def`]) and attrs left out that have a default get it
+/// ([`ops::schema::add_default_attrs`]), as TensorFlow's importer does.
+///
 /// Errors: `Unimplemented` naming the first node (in GraphDef order) whose op type
-/// tensorgraph lacks; `InvalidArgument` for a duplicate node name, an input naming a node
+/// tensorgraph lacks; `InvalidArgument` naming the node and attr (TensorFlow's words) for
+/// the first node with an attr its `OpDef` does not declare (other than `_`-prefixed
+/// ones), a missing attr without a default, or an attr of the wrong kind, outside the
+/// allowed values or below the minimum; `InvalidArgument` for a duplicate node name, an input naming a node
 /// missing from the GraphDef, a data input after a control input, a cycle (naming its
 /// nodes), an output index past the source's outputs, an input-map key the GraphDef does
 /// not have, an input-map value from another graph or of the wrong dtype, a return element
@@ -244,12 +263,24 @@ fn import_under(
     }
     check_colocation(graph_def, &index)?;
     let mut defs: Vec<&'static dyn ops::OpDef> = Vec::with_capacity(nodes.len());
+    let producer = graph_def.versions.as_ref().map(|v| v.producer);
+    // per node, attrs a newer producer added and left at their default (dropped)
+    let mut dropped: HashMap<usize, Vec<&str>> = HashMap::default();
     for n in nodes {
         // runs of one op type are common (a chain of adds, a layer's ops)
         let def = match defs.last() {
             Some(last) if last.op_type() == n.op => *last,
             _ => ops::lookup(&n.op).map_err(|e| e.context(format!("node '{}' (op '{}')", n.name, n.op)))?,
         };
+        let new_defaults = match &options.producer_op_list {
+            Some(list) => new_default_attrs(n, list),
+            None => Vec::new(),
+        };
+        let attrs = n.attr.iter().filter(|(k, _)| !new_defaults.contains(&k.as_str()));
+        ops::schema::validate_node_def_attrs(&n.name, &n.op, attrs, producer)?;
+        if !new_defaults.is_empty() {
+            dropped.insert(defs.len(), new_defaults);
+        }
         defs.push(def);
     }
     let input_map: HashMap<&str, &Output> = options.input_map.iter().map(|(k, v)| (k.as_str(), v)).collect();
@@ -313,7 +344,8 @@ fn import_under(
     let mut log = g.begin_import(nodes.len());
     // GraphDef index → id in `graph`
     let mut ids = vec![usize::MAX; nodes.len()];
-    let plan = ImportPlan { gd: graph_def, defs: &defs, inputs: &inputs, mapped: &mapped, prefix: &prefix };
+    let plan =
+        ImportPlan { gd: graph_def, defs: &defs, inputs: &inputs, mapped: &mapped, prefix: &prefix, dropped: &dropped };
     if let Err(e) = plan.add_nodes(&mut g, &order, &mut ids, &mut log) {
         g.roll_back(log);
         return Err(e);
@@ -429,6 +461,8 @@ struct ImportPlan<'a> {
     inputs: &'a Inputs<'a>,
     mapped: &'a HashMap<usize, Vec<(&'a str, usize, &'a Output)>>,
     prefix: &'a str,
+    /// Attrs not to import, by GraphDef node index (see [`new_default_attrs`]).
+    dropped: &'a HashMap<usize, Vec<&'a str>>,
 }
 
 impl ImportPlan<'_> {
@@ -441,11 +475,15 @@ impl ImportPlan<'_> {
             let n = &gd.node[i];
             let ctx_err = |e: Error| e.context(format!("node '{}' (op '{}')", n.name, n.op));
             let mut attrs = Attrs::with_capacity(n.attr.len());
+            let dropped = self.dropped.get(&i).map(Vec::as_slice).unwrap_or_default();
             for (k, v) in &n.attr {
-                let v =
-                    crate::graph::AttrValue::from_proto(v).map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?;
+                if dropped.contains(&k.as_str()) {
+                    continue;
+                }
+                let v = GraphAttr::from_proto(v).map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?;
                 attrs.insert(k.clone(), v);
             }
+            ops::schema::add_default_attrs(defs[i].op_type(), &mut attrs);
             if !prefix.is_empty() {
                 if let Some(GraphAttr::ListString(locs)) = attrs.get_mut("_class") {
                     for loc in locs.iter_mut() {
@@ -538,6 +576,24 @@ impl ImportPlan<'_> {
         }
         Ok(())
     }
+}
+
+/// The attrs of `n` that tensorgraph's `OpDef` lacks but the producer's (in `producer`)
+/// declares with a default equal to the node's value (TensorFlow's
+/// `RemoveNewDefaultAttrsFromNodeDef`).
+fn new_default_attrs<'a>(n: &'a NodeDef, producer: &OpList) -> Vec<&'a str> {
+    let (Some(ours), Some(theirs)) = (ops::schema::op_def(&n.op), producer.op.iter().find(|d| d.name == n.op)) else {
+        return Vec::new();
+    };
+    n.attr
+        .iter()
+        .filter(|(k, v)| {
+            !k.starts_with('_')
+                && !ours.attr.iter().any(|a| a.name == **k)
+                && theirs.attr.iter().any(|a| a.name == **k && a.default_value.as_ref() == Some(*v))
+        })
+        .map(|(k, _)| k.as_str())
+        .collect()
 }
 
 fn unknown_input(node: &str, input: &str) -> Error {

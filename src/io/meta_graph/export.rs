@@ -2,21 +2,21 @@
 
 use super::collections;
 use crate::error::Result;
-use crate::format::proto::{MetaGraphDef, MetaInfoDef, OpDef, OpList, SaverDef};
+use crate::format::proto::{MetaGraphDef, MetaInfoDef, SaverDef};
 use crate::graph::Graph;
-use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The graph's meta graph: its `GraphDef` with `_output_shapes` (as TensorFlow's
 /// `export_meta_graph`), every collection (`variables` and `trainable_variables` as
 /// `VariableDef`s, `train_op` as node names, ...), `saver_def` when given (see
-/// [`add_saver_ops`](super::saver_ops::add_saver_ops)), and `meta_info_def` listing the
-/// op types used (`stripped_op_list`, names only).
+/// [`add_saver_ops`](super::saver_ops::add_saver_ops)), and `meta_info_def` whose
+/// `stripped_op_list` holds the full `OpDef` (descriptions stripped: inputs, outputs, attrs
+/// with defaults and allowed values) of each op type used, sorted by name, as TensorFlow's
+/// `stripped_op_list_for_graph` writes it (see [`crate::ops::schema::stripped_op_list`]).
 /// Errors: `InvalidArgument` when a collection mixes kinds of items.
 pub fn export_meta_graph(graph: &Graph, saver_def: Option<SaverDef>) -> Result<MetaGraphDef> {
     let graph_def = graph.to_graph_def_with_shapes();
-    let types: BTreeSet<&str> = graph_def.node.iter().map(|n| n.op.as_str()).collect();
-    let stripped = OpList { op: types.iter().map(|t| OpDef { name: t.to_string(), ..Default::default() }).collect() };
+    let stripped = crate::ops::schema::stripped_op_list(graph_def.node.iter().map(|n| n.op.as_str()));
     let mut collection_def = std::collections::BTreeMap::new();
     for name in graph.collection_names() {
         collection_def.insert(name.clone(), collections::export(graph, &name, &graph.collection(&name))?);

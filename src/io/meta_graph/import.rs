@@ -37,6 +37,10 @@ impl Graph {
     /// under `Reuse::Yes`/`Reuse::Auto` returns the imported `v1`, and under `Reuse::No` is
     /// the already-exists error instead of a silent new `v1_1`.
     ///
+    /// The meta graph's `stripped_op_list` is the producer's op list
+    /// ([`ImportGraphDefOptions::producer_op_list`]): attrs a newer TensorFlow added and left
+    /// at their defaults are dropped, as TensorFlow's `import_meta_graph` does.
+    ///
     /// Errors: as [`read_meta_graph`] and [`import_graph_def`](crate::io::graph_def::import_graph_def);
     /// `NotFound` when a collection names an op the graph lacks.
     pub fn import_meta_graph(&self, path: impl AsRef<Path>, options: &ImportMetaGraphOptions) -> Result<Option<Saver>> {
@@ -60,7 +64,11 @@ impl Graph {
             }
         }
         let prefix = if options.import_scope.is_empty() { String::new() } else { format!("{}/", options.import_scope) };
-        let (imported, log) = import_graph_def_logged(self, &gd, &ImportGraphDefOptions::new().prefix(&prefix))?;
+        let mut import_options = ImportGraphDefOptions::new().prefix(&prefix);
+        if let Some(ops) = meta.meta_info_def.as_ref().and_then(|m| m.stripped_op_list.as_ref()) {
+            import_options = import_options.producer_op_list(ops);
+        }
+        let (imported, log) = import_graph_def_logged(self, &gd, &import_options)?;
         match self.finish_meta_import(meta, &imported.prefix, origin) {
             Ok(saver) => Ok(saver),
             Err(e) => {
