@@ -3,4 +3,5 @@
 pub mod checkpoint;
 pub mod graph_def;
 pub mod meta_graph;
+pub mod model_file;
 pub mod proto;
