@@ -4,3 +4,4 @@
 
 pub mod graph_def;
 pub mod meta_graph;
+pub mod model_file;

@@ -1,7 +1,6 @@
-//! Shared test helpers: finite-difference gradient checks.
+//! Shared test helpers: finite-difference gradient checks, the TensorFlow fixtures and
+//! their manifests. The CLI's tests (`cli/tests/common`) include this file too.
 #![allow(dead_code)]
-
-pub mod cli;
 
 use tensorgraph::train::gradients;
 use tensorgraph::{ops, DType, Graph, Output, Scope, Session, Tensor};
@@ -92,9 +91,11 @@ pub fn check_gradients(inputs: &[(Vec<usize>, Vec<f64>)], tol: f64, f: impl Fn(&
     }
 }
 
-/// The TensorFlow 2.21 fixtures: `$TENSORGRAPH_FIXTURES`, else `shared/` inside or beside the crate.
+/// The TensorFlow 2.21 fixtures: `$TENSORGRAPH_FIXTURES`, else `shared/fixtures/tf-2.21`
+/// inside or beside the repository (found from the library crate at the root and from the
+/// CLI crate in `cli/`).
 pub fn fixtures() -> std::path::PathBuf {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = repo_root();
     [
         std::env::var_os("TENSORGRAPH_FIXTURES").map(std::path::PathBuf::from),
         Some(root.join("shared/fixtures/tf-2.21")),
@@ -104,6 +105,15 @@ pub fn fixtures() -> std::path::PathBuf {
     .flatten()
     .find(|p| p.join("seed004").is_dir())
     .expect("TF 2.21 fixtures not found: set TENSORGRAPH_FIXTURES or put shared/ next to the crate")
+}
+
+/// The repository root (the library crate's directory), from either crate's tests.
+pub fn repo_root() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    match dir.parent() {
+        Some(parent) if parent.join("cli/Cargo.toml").is_file() && dir.ends_with("cli") => parent.to_path_buf(),
+        _ => dir.to_path_buf(),
+    }
 }
 
 /// A fixture's manifest.json.

@@ -22,11 +22,12 @@ mod freeze;
 mod import;
 mod text;
 
+pub use crate::io::model_file::text_format_first_field;
 pub use export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER};
 pub use freeze::{extract_sub_graph, freeze};
 pub(crate) use import::import_graph_def_logged;
 pub use import::{import_graph_def, ImportGraphDefOptions, ImportResult, ReturnElement};
-pub use text::{read_graph_def_any, read_graph_def_text, text_format_first_field, write_graph_def_text};
+pub use text::{read_graph_def_any, read_graph_def_text, write_graph_def_text};
 
 use crate::error::{Error, Result};
 use crate::format::proto::GraphDef;
@@ -40,17 +41,25 @@ pub fn read_graph_def(path: impl AsRef<Path>) -> Result<GraphDef> {
     decode_binary(&bytes).map_err(|e| e.context(path.display()))
 }
 
-/// Decodes a binary `GraphDef`; when that fails, the error says what the bytes look like
-/// instead (text for `read_graph_def_text`, a `.meta` for `Graph::import_meta_graph`), or
-/// that the file is damaged.
+/// Decodes a binary `GraphDef`; when that fails, the error says what the bytes are
+/// instead (by [`model_file`](crate::io::model_file)'s sniffing: text for
+/// `read_graph_def_text`, a `.meta` for `Graph::import_meta_graph`, a checkpoint), or that
+/// the file is damaged.
 pub(crate) fn decode_binary(bytes: &[u8]) -> Result<GraphDef> {
+    use crate::io::model_file::{sniff, ModelFileKind, Sniffed};
     GraphDef::from_bytes(bytes).map_err(|e| {
-        let hint = if text_format_first_field(bytes).is_some() {
-            "the file looks like text: read a .pbtxt with read_graph_def_text or read_graph_def_any"
-        } else if crate::format::proto::MetaGraphDef::from_bytes(bytes).is_ok_and(|m| m.graph_def.is_some()) {
-            "the file is a MetaGraphDef (.meta): import it with Graph::import_meta_graph"
-        } else {
-            "the file is not a binary GraphDef (a frozen .pb), or it is damaged (truncated?)"
+        let hint = match sniff(bytes, None) {
+            Sniffed::Model(kind, _) | Sniffed::BadText(kind, _) if kind.is_text() => {
+                "the file looks like text: read a .pbtxt with read_graph_def_text or read_graph_def_any".to_string()
+            }
+            Sniffed::Model(kind, _) if kind.is_meta() => {
+                "the file is a MetaGraphDef (.meta): import it with Graph::import_meta_graph".to_string()
+            }
+            Sniffed::Other(kind @ ModelFileKind::SavedModel) => {
+                format!("the file is {}, which tensorgraph does not read", kind.describe())
+            }
+            Sniffed::Other(kind) => format!("the file is {}, not a model", kind.describe()),
+            _ => "the file is not a binary GraphDef (a frozen .pb), or it is damaged (truncated?)".to_string(),
         };
         e.context(hint)
     })

@@ -6,6 +6,7 @@ use crate::format::proto::{MetaGraphDef, SaverDef};
 use crate::graph::collections::GLOBAL_VARIABLES;
 use crate::graph::{Graph, Variable};
 use crate::io::graph_def::{import_graph_def_logged, ImportGraphDefOptions};
+use crate::io::model_file::{read_model_file, Model};
 use crate::train::Saver;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,12 +20,24 @@ pub struct ImportMetaGraphOptions {
     pub clear_devices: bool,
 }
 
-/// Reads a binary `.meta` file. Errors: `NotFound` for a missing file; `DataLoss` when it
-/// is not a `MetaGraphDef`.
+/// Reads a meta graph file (`.meta`), binary or text (`as_text=True`), by its content
+/// (see [`read_model_file`](crate::io::model_file::read_model_file)).
+/// Errors: `NotFound` for a missing file; `DataLoss` when a binary file is not a
+/// `MetaGraphDef` (damaged or truncated); `InvalidArgument` for text that does not parse
+/// (with line and column), an empty file or a directory; and, naming what the file is and
+/// what reads it, `InvalidArgument` for a `GraphDef` (`read_graph_def_any` and
+/// `import_graph_def`) or a checkpoint, `Unimplemented` for a SavedModel.
 pub fn read_meta_graph(path: impl AsRef<Path>) -> Result<MetaGraphDef> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
-    MetaGraphDef::from_bytes(&bytes).map_err(|e| e.context(path.display()))
+    let file = read_model_file(path)?;
+    match file.model {
+        Model::Meta(meta) => Ok(*meta),
+        Model::Graph(_) => Err(Error::invalid_argument(format!(
+            "{} is {}, not a MetaGraphDef: read it with read_graph_def_any and add it to a graph with import_graph_def",
+            path.display(),
+            file.kind.describe()
+        ))),
+    }
 }
 
 impl Graph {

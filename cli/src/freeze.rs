@@ -4,10 +4,10 @@
 //! text.
 
 use crate::inspect::resolve_checkpoint;
-use crate::model_file::{format_by_extension, Format};
 use crate::model_info::{load_model, ModelKind};
 use std::path::PathBuf;
 use tensorgraph::io::graph_def::{freeze, write_graph_def, write_graph_def_text};
+use tensorgraph::io::model_file::ModelFileKind;
 use tensorgraph::{Graph, Session};
 
 /// Arguments of `tensorgraph freeze`.
@@ -28,7 +28,7 @@ pub fn run(args: &FreezeArgs) -> Result<(), String> {
     if outputs.is_empty() {
         return Err("--outputs: give at least one output node name (e.g. --outputs probs)".into());
     }
-    let out_format = format_by_extension(&args.output);
+    let out_format = ModelFileKind::by_extension(&args.output);
     if args.output.is_dir() {
         return Err(format!(
             "InvalidArgument: -o {} is a directory; give the file to write, such as {}",
@@ -36,7 +36,7 @@ pub fn run(args: &FreezeArgs) -> Result<(), String> {
             args.output.join("frozen.pb").display()
         ));
     }
-    if out_format.is_some_and(Format::is_meta) {
+    if out_format.is_some_and(ModelFileKind::is_meta) {
         return Err(format!(
             "InvalidArgument: -o {}: a frozen graph is a GraphDef; name it .pb (binary) or .pbtxt (text), not .meta",
             args.output.display()
@@ -59,7 +59,7 @@ pub fn run(args: &FreezeArgs) -> Result<(), String> {
         None => eprintln!("freeze: {} has no variables; nothing restored", args.meta.display()),
     }
     let frozen = freeze(&graph, &sess, &outputs).map_err(|e| format!("freezing {}: {e}", args.meta.display()))?;
-    if out_format == Some(Format::TextGraphDef) {
+    if out_format == Some(ModelFileKind::TextGraphDef) {
         write_graph_def_text(&frozen, &args.output).map_err(|e| e.to_string())?;
     } else {
         write_graph_def(&frozen, &args.output).map_err(|e| e.to_string())?;

@@ -86,12 +86,17 @@ fn a_directory_as_model_is_named() {
     let dir = s(tmp.path());
     let want = |arg: &str| {
         format!(
-            "InvalidArgument: {arg} {dir} is a directory; give a .pb, .pbtxt or .meta file (a checkpoint directory goes to --ckpt)"
+            "InvalidArgument: {arg} {dir} is a directory, not a model file; give a .pb, .pbtxt or .meta file (a checkpoint directory goes to --ckpt)"
         )
     };
     fails_with(&["run", &dir, "--fetch", "a:0"], &want("MODEL"));
     let seed = s(&seed004());
-    fails_with(&["run", &seed, "--ckpt", &seed, "--fetch", "add_1:0"], &want("MODEL").replace(&dir, &seed));
+    fails_with(
+        &["run", &seed, "--ckpt", &seed, "--fetch", "add_1:0"],
+        &format!(
+            "InvalidArgument: MODEL {seed} is a checkpoint directory, not a model; pass it to --ckpt or to inspect"
+        ),
+    );
     let out = s(&tmp.path().join("f.pb"));
     fails_with(&["freeze", "--meta", &dir, "--ckpt", &seed, "--outputs", "add_1", "-o", &out], &want("--meta"));
     // freeze's output: a directory, or a .meta name
@@ -177,7 +182,7 @@ fn damaged_files_are_data_loss_not_text() {
     let trunc = tmp.path().join("trunc.pb");
     std::fs::write(&trunc, [0x0a, 0x3b, 0x0a]).unwrap();
     let want = format!(
-        "DataLoss: {} is damaged (truncated?) or not a model file: it reads as neither a GraphDef nor a MetaGraphDef (cannot parse a GraphDef: failed to decode Protobuf message: GraphDef.node: buffer underflow)",
+        "DataLoss: MODEL {} is damaged (truncated?) or not a model file: it reads as neither a GraphDef nor a MetaGraphDef (cannot parse a GraphDef: failed to decode Protobuf message: GraphDef.node: buffer underflow)",
         s(&trunc)
     );
     fails_with(&["inspect", &s(&trunc)], &want);
@@ -193,7 +198,7 @@ fn damaged_files_are_data_loss_not_text() {
     std::fs::write(&half, &bytes[..bytes.len() / 2]).unwrap();
     let o = tg(&["inspect", &s(&half)]);
     assert_eq!(o.code, Some(1));
-    let prefix = format!("error: DataLoss: {} is damaged (truncated?) or not a model file: ", s(&half));
+    let prefix = format!("error: DataLoss: MODEL {} is damaged (truncated?) or not a model file: ", s(&half));
     assert!(o.stderr.starts_with(&prefix), "{}", o.stderr);
     // a damaged meta graph names the meta graph decoder
     let meta = std::fs::read(seed004().join("model.ckpt.meta")).unwrap();
@@ -201,7 +206,7 @@ fn damaged_files_are_data_loss_not_text() {
     std::fs::write(&cut, &meta[..meta.len() - 7]).unwrap();
     let o = tg(&["run", &s(&cut), "--fetch", "a:0"]);
     assert_eq!(o.code, Some(1));
-    let prefix = format!("error: DataLoss: {} is damaged (truncated?) or not a model file: ", s(&cut));
+    let prefix = format!("error: DataLoss: MODEL {} is damaged (truncated?) or not a model file: ", s(&cut));
     assert!(o.stderr.starts_with(&prefix) && o.stderr.contains("cannot parse a MetaGraphDef"), "{}", o.stderr);
     // text that does not parse names the line and column
     let bad_text = tmp.path().join("bad.pb");
@@ -209,7 +214,7 @@ fn damaged_files_are_data_loss_not_text() {
     let o = tg(&["inspect", &s(&bad_text)]);
     assert_eq!(o.code, Some(1));
     let prefix = format!(
-        "error: InvalidArgument: {}: not a valid text GraphDef: text format parse error at line 1, column 14",
+        "error: InvalidArgument: MODEL {}: not a valid text GraphDef: text format parse error at line 1, column 14",
         s(&bad_text)
     );
     assert!(o.stderr.starts_with(&prefix), "{}", o.stderr);

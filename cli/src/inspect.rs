@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tensorgraph::format::checkpoint::{index_path, latest_checkpoint, read_checkpoint_state, CheckpointReader};
+use tensorgraph::io::model_file::checkpoint_prefix;
 use tensorgraph::tensor::{fmt_dims, Storage};
 use tensorgraph::{DType, Tensor};
 
@@ -38,14 +39,6 @@ pub struct Opened {
     pub prefix: PathBuf,
     /// True when the argument was a directory resolved through its state file.
     pub from_dir: bool,
-}
-
-/// True when `name` looks like `X.data-00000-of-00001`; returns `X`.
-pub fn strip_data_suffix(name: &str) -> Option<&str> {
-    let (stem, tail) = name.rsplit_once(".data-")?;
-    let (a, b) = tail.split_once("-of-")?;
-    let digits = |s: &str| s.len() == 5 && s.bytes().all(|c| c.is_ascii_digit());
-    (digits(a) && digits(b) && !stem.is_empty()).then_some(stem)
 }
 
 /// Resolves a checkpoint argument to a prefix: a directory, or its `checkpoint` state file,
@@ -108,11 +101,8 @@ pub fn resolve_checkpoint(path: &Path) -> Result<(PathBuf, bool), String> {
                 ));
             }
         }
-        if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
-            let stem = name.strip_suffix(".index").filter(|s| !s.is_empty()).or_else(|| strip_data_suffix(name));
-            if let Some(stem) = stem {
-                return Ok((path.with_file_name(stem), false));
-            }
+        if let Some(prefix) = checkpoint_prefix(path) {
+            return Ok((prefix, false));
         }
     }
     Ok((path.to_path_buf(), false))
@@ -384,7 +374,5 @@ mod tests {
         assert_eq!(tensor_json(&Tensor::scalar(7i64)), json!(7));
         assert_eq!(tensor_json(&Tensor::zeros(DType::Float, &[2, 0])), json!([[], []]));
         assert_eq!(tensor_json(&Tensor::zeros(DType::Float, &[0, 3])), json!([]));
-        assert_eq!(strip_data_suffix("m.ckpt.data-00000-of-00001"), Some("m.ckpt"));
-        assert_eq!(strip_data_suffix("m.ckpt.data-0-of-1"), None);
     }
 }

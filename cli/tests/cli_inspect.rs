@@ -13,7 +13,7 @@ use tensorgraph::format::checkpoint::write_checkpoint;
 use tensorgraph::Tensor;
 
 fn tf2_fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tf2_object_ckpt")
+    common::repo_root().join("tests/data/tf2_object_ckpt")
 }
 
 struct Out {

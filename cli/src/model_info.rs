@@ -5,7 +5,7 @@
 
 use crate::inspect::write_stdout;
 use crate::model_file::{
-    check_op_types, op_counts_text, op_type_counts, read_model, unsupported_advice, unsupported_op_types, Format, Model,
+    check_op_types, op_counts_text, op_type_counts, read_model, unsupported_advice, unsupported_op_types,
 };
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
@@ -13,6 +13,7 @@ use std::path::Path;
 use tensorgraph::format::proto::{data_type_name, dtype_from_proto, AttrValue, AttrValueKind, GraphDef, NodeDef};
 use tensorgraph::io::graph_def::{import_graph_def, ImportGraphDefOptions};
 use tensorgraph::io::meta_graph::ImportMetaGraphOptions;
+use tensorgraph::io::model_file::Model;
 use tensorgraph::train::Saver;
 use tensorgraph::Graph;
 
@@ -114,7 +115,7 @@ pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
     let s = summarize(&gd);
     let unsupported = unsupported_op_types(&s.op_types);
     let format = if meta.is_some() { "MetaGraphDef" } else { "GraphDef" };
-    let text_encoded = matches!(file.format, Format::TextGraphDef | Format::TextMeta);
+    let text_encoded = file.kind.is_text();
     let collections: Vec<String> =
         meta.as_ref().map(|m| m.collection_def.keys().cloned().collect()).unwrap_or_default();
     let placeholder = |n: &NodeDef| {

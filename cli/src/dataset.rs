@@ -5,7 +5,7 @@ use std::path::Path;
 
 /// Fisher's iris data (150 rows, 4 features in cm, classes 0 setosa, 1 versicolor, 2 virginica),
 /// as shipped with scikit-learn (the R copy, without the UCI file's two wrong points).
-const IRIS_CSV: &str = include_str!("../../../data/iris.csv");
+const IRIS_CSV: &str = include_str!("../data/iris.csv");
 
 /// Rows of features with a class index each.
 #[derive(Debug, Clone)]

@@ -1,0 +1,155 @@
+//! Model files on the command line, decided in one place for `run`, `freeze`, `inspect` and
+//! `diff`: whether a path names a model file or a checkpoint ([`is_model_path`]), reading
+//! a model by its content when its extension is missing or wrong ([`read_model`], through
+//! the library's [`tensorgraph::io::model_file`]), and the op types a model uses that
+//! tensorgraph does not implement ([`check_op_types`]).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use tensorgraph::format::proto::GraphDef;
+use tensorgraph::io::model_file::{checkpoint_form, detect, read_model_file, ModelFile, ModelFileKind};
+use tensorgraph::ops;
+
+/// The op types of TF1 control flow (`tf.cond`, `tf.while_loop`).
+const CONTROL_FLOW_OPS: &[&str] = &["Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "RefSwitch"];
+
+/// The op types that call TF2 functions.
+const FUNCTION_CALL_OPS: &[&str] = &["StatefulPartitionedCall", "PartitionedCall"];
+
+/// True when `path` names a checkpoint rather than a model file: any directory (a
+/// checkpoint directory is read through its `checkpoint` state file), or what
+/// [`checkpoint_form`] recognises by name (a prefix whose `PREFIX.index` exists, an
+/// existing `.index`, `.data-NNNNN-of-NNNNN` or `checkpoint` state file).
+pub fn is_checkpoint_path(path: &Path) -> bool {
+    path.is_dir() || checkpoint_form(path).is_some()
+}
+
+/// The decision of what a path argument names, shared by all subcommands: a model file
+/// when it is not a checkpoint (see [`is_checkpoint_path`]) and either has a model
+/// extension (`.pb`, `.pbtxt`, `.txt`, `.meta`; whether or not it exists, so that a missing
+/// model is reported as one) or is an existing regular file.
+pub fn is_model_path(path: &Path) -> bool {
+    !is_checkpoint_path(path) && (ModelFileKind::by_extension(path).is_some() || path.is_file())
+}
+
+/// Reads the model file `path`, given as argument `arg` (`MODEL`, `--meta`), by its
+/// content (the library's [`read_model_file`]): a file whose extension is missing or
+/// names another format is read as what it holds, with a note on stderr when the
+/// extension disagrees (`note: t.pb holds a MetaGraphDef; reading it as .meta`).
+///
+/// Errors: the library's message with the argument named (`InvalidArgument: MODEL m.pb is
+/// empty (0 bytes)`); a checkpoint given as the model says which part of a checkpoint it
+/// is and where it goes.
+pub fn read_model(path: &Path, arg: &str) -> Result<ModelFile, String> {
+    let file = read_model_file(path).map_err(|e| model_error(path, arg, e))?;
+    if !file.extension_agrees() {
+        let ext = file.kind.extension().unwrap_or_default();
+        eprintln!("note: {} holds {}; reading it as {ext}", path.display(), file.kind.describe());
+    }
+    Ok(file)
+}
+
+/// The message for a model argument that could not be read: the library's, with `arg`
+/// before the path; for a checkpoint, where it goes instead.
+fn model_error(path: &Path, arg: &str, e: tensorgraph::Error) -> String {
+    let shown = path.display().to_string();
+    match detect(path) {
+        Ok(kind) if kind.is_checkpoint() => {
+            let what = if kind == ModelFileKind::CheckpointDir { "pass it" } else { "pass its checkpoint prefix" };
+            format!("{}: {arg} {shown} is {}, not a model; {what} to --ckpt or to inspect", e.code, kind.describe())
+        }
+        _ if path.is_dir() => format!("{}: {arg} {} (a checkpoint directory goes to --ckpt)", e.code, e.message),
+        _ if e.message.starts_with(&shown) => format!("{}: {arg} {}", e.code, e.message),
+        _ => e.to_string(),
+    }
+}
+
+/// The number of nodes of each op type of `gd`, by op type.
+pub fn op_type_counts(gd: &GraphDef) -> BTreeMap<&str, usize> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for n in &gd.node {
+        *counts.entry(n.op.as_str()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// The op types among `counts` (see [`op_type_counts`]) that tensorgraph does not
+/// implement, with their node counts, most frequent first.
+pub fn unsupported_op_types<'a>(counts: &BTreeMap<&'a str, usize>) -> Vec<(&'a str, usize)> {
+    let mut v: Vec<(&str, usize)> =
+        counts.iter().map(|(&op, &n)| (op, n)).filter(|(op, _)| ops::lookup(op).is_err()).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    v
+}
+
+/// `Switch (2), Merge (1)`.
+pub fn op_counts_text(types: &[(&str, usize)]) -> String {
+    types.iter().map(|(op, n)| format!("{op} ({n})")).collect::<Vec<_>>().join(", ")
+}
+
+/// `A`, `A and B`, `A, B and C`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// What a user can do about unsupported op types: one sentence per kind of problem
+/// (TF1 control flow; calls of TF2 functions).
+pub fn unsupported_advice(types: &[(&str, usize)]) -> Vec<String> {
+    let mut advice = Vec::new();
+    let control: Vec<&str> = types.iter().map(|t| t.0).filter(|op| CONTROL_FLOW_OPS.contains(op)).collect();
+    if !control.is_empty() {
+        advice.push(format!(
+            "{} {} TF1 control flow (tf.cond, tf.while_loop), which tensorgraph does not support yet",
+            and_list(&control),
+            if control.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    let calls: Vec<&str> = types.iter().map(|t| t.0).filter(|op| FUNCTION_CALL_OPS.contains(op)).collect();
+    if !calls.is_empty() {
+        advice.push(format!(
+            "{} means the graph calls TF2 functions: export it as a frozen TF1 graph (convert_variables_to_constants_v2 on a concrete function, or build and save it with tf.compat.v1)",
+            and_list(&calls)
+        ));
+    }
+    advice
+}
+
+/// Fails when `gd` (the graph of model file `path`) uses op types tensorgraph does not
+/// implement, naming them all with advice. Errors: an `Unimplemented` message.
+pub fn check_op_types(gd: &GraphDef, path: &Path) -> Result<(), String> {
+    let types = unsupported_op_types(&op_type_counts(gd));
+    if types.is_empty() {
+        return Ok(());
+    }
+    let mut msg = format!(
+        "loading {}: Unimplemented: op types not registered (tensorgraph has no kernel for them): {}",
+        path.display(),
+        op_counts_text(&types)
+    );
+    for a in unsupported_advice(&types) {
+        msg.push_str(". ");
+        msg.push_str(&a);
+    }
+    Err(msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advice() {
+        let a = unsupported_advice(&[("Switch", 2), ("Merge", 1), ("Foo", 1)]);
+        assert_eq!(
+            a,
+            ["Switch and Merge are TF1 control flow (tf.cond, tf.while_loop), which tensorgraph does not support yet"]
+        );
+        assert_eq!(and_list(&["A", "B", "C"]), "A, B and C");
+        assert!(unsupported_advice(&[("PartitionedCall", 1)])[0].contains("convert_variables_to_constants_v2"));
+        assert_eq!(op_counts_text(&[("Switch", 2), ("Merge", 1)]), "Switch (2), Merge (1)");
+    }
+}
