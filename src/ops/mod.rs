@@ -20,6 +20,7 @@ pub mod resource_variable;
 pub mod shape_ops;
 pub mod training;
 pub mod unary;
+mod variable_common;
 
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
