@@ -173,10 +173,10 @@ mod tests {
     fn topological_order_keeps_sorted_numbering_and_reports_stuck_nodes() {
         assert_eq!(topological_order(4, inputs, |_| Error::internal("cycle")).unwrap(), vec![0, 1, 2, 3]);
         // 0 needs 2, 2 needs 1: 1, 2, 0
-        let preds = |i: usize, out: &mut Vec<usize>| out.extend_from_slice(&[&[2][..], &[], &[1]][i]);
+        let preds = |i: usize, out: &mut Vec<usize>| out.extend_from_slice([&[2][..], &[], &[1]][i]);
         assert_eq!(topological_order(3, preds, |_| Error::internal("cycle")).unwrap(), vec![1, 2, 0]);
         // 0 and 1 need each other; 2 needs 1
-        let preds = |i: usize, out: &mut Vec<usize>| out.extend_from_slice(&[&[1][..], &[0], &[1]][i]);
+        let preds = |i: usize, out: &mut Vec<usize>| out.extend_from_slice([&[1][..], &[0], &[1]][i]);
         let e = topological_order(3, preds, |s| Error::invalid_argument(format!("stuck {s:?}"))).unwrap_err();
         assert!(e.message.contains("stuck [0, 1, 2]"), "{e}");
     }
