@@ -11,6 +11,7 @@ mod name_index;
 mod naming;
 mod node;
 mod scope;
+pub(crate) mod traversal;
 mod variable;
 
 pub use attr::{AttrValue, Attrs};

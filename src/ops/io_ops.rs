@@ -3,10 +3,10 @@
 //! `save/restore_all` from an imported meta graph writes or reads a V2 checkpoint
 //! through these kernels, like `Saver::save` and `Saver::restore`.
 
-use super::{InferCtx, KernelCtx, OpDef};
+use super::{FnKernel, InferCtx, Kernel, KernelCtx, OpDef};
 use crate::error::{Error, Result};
 use crate::format::checkpoint::{data_path, index_path, CheckpointReader, CheckpointWriter};
-use crate::graph::{AttrValue, Operation, Output, Scope};
+use crate::graph::{AttrValue, Node, Operation, Output, Scope};
 use crate::tensor::{DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn OpDef] = &[&SaveV2, &RestoreV2, &StringJoin, &ShardedFilename, &MergeV2Checkpoints];
@@ -32,11 +32,16 @@ fn strings(t: &Tensor, what: &str) -> Result<Vec<String>> {
     }
 }
 
-fn dtypes_attr(ctx_attr: Option<&AttrValue>) -> Result<Vec<DType>> {
-    match ctx_attr {
+/// `node`'s `dtypes` attr (a list of types; none when absent).
+/// Errors: `InvalidArgument` naming the node when it is of another kind.
+fn dtypes_attr(node: &Node) -> Result<Vec<DType>> {
+    match node.attrs.get("dtypes") {
         Some(AttrValue::ListType(v)) => Ok(v.clone()),
         None => Ok(vec![]),
-        Some(v) => Err(Error::invalid_argument(format!("attr 'dtypes' must be a list of types, got {v:?}"))),
+        Some(v) => Err(Error::invalid_argument(format!(
+            "attr 'dtypes' of op '{}' ({}) must be a list of types, got {v:?}",
+            node.name, node.op_type
+        ))),
     }
 }
 
@@ -53,34 +58,38 @@ impl OpDef for SaveV2 {
         }
         Ok(vec![])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let prefix = text(ctx.input(0), "SaveV2 prefix")?;
-        let names = strings(ctx.input(1), "SaveV2 tensor_names")?;
-        let slices = strings(ctx.input(2), "SaveV2 shape_and_slices")?;
-        let tensors = &ctx.inputs[3..];
-        if names.len() != tensors.len() || slices.len() != tensors.len() {
-            return Err(Error::invalid_argument(format!(
-                "SaveV2 got {} names, {} shape_and_slices and {} tensors",
-                names.len(),
-                slices.len(),
-                tensors.len()
-            )));
-        }
-        if let Some(s) = slices.iter().find(|s| !s.is_empty()) {
-            return Err(Error::unimplemented(format!(
-                "SaveV2 of a slice ('{s}') is not supported; save whole tensors"
-            )));
-        }
-        let mut w = CheckpointWriter::new(&prefix)?;
-        for (n, t) in names.iter().zip(tensors) {
-            w.add(n, t)?;
-        }
-        w.finish()?;
-        Ok(vec![])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        // attr dtypes (the tensors' dtypes) is not needed: the kernel writes what it gets
+        Ok(Some(Box::new(FnKernel(save_v2))))
     }
     fn is_stateful(&self) -> bool {
         true
     }
+}
+
+/// The kernel of `SaveV2`.
+fn save_v2(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+    let prefix = text(ctx.input(0), "SaveV2 prefix")?;
+    let names = strings(ctx.input(1), "SaveV2 tensor_names")?;
+    let slices = strings(ctx.input(2), "SaveV2 shape_and_slices")?;
+    let tensors = &ctx.inputs[3..];
+    if names.len() != tensors.len() || slices.len() != tensors.len() {
+        return Err(Error::invalid_argument(format!(
+            "SaveV2 got {} names, {} shape_and_slices and {} tensors",
+            names.len(),
+            slices.len(),
+            tensors.len()
+        )));
+    }
+    if let Some(s) = slices.iter().find(|s| !s.is_empty()) {
+        return Err(Error::unimplemented(format!("SaveV2 of a slice ('{s}') is not supported; save whole tensors")));
+    }
+    let mut w = CheckpointWriter::new(&prefix)?;
+    for (n, t) in names.iter().zip(tensors) {
+        w.add(n, t)?;
+    }
+    w.finish()?;
+    Ok(vec![])
 }
 
 /// `RestoreV2(prefix, tensor_names, shape_and_slices)`: reads the named tensors from the
@@ -93,12 +102,27 @@ impl OpDef for RestoreV2 {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(3)?;
-        Ok(dtypes_attr(ctx.node.attrs.get("dtypes"))?.into_iter().map(|d| (d, Shape::unknown())).collect())
+        Ok(dtypes_attr(ctx.node)?.into_iter().map(|d| (d, Shape::unknown())).collect())
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(RestoreKernel { dtypes: dtypes_attr(node)? })))
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// The kernel of `RestoreV2`.
+struct RestoreKernel {
+    /// The dtype of each tensor read (attr `dtypes`).
+    dtypes: Vec<DType>,
+}
+
+impl Kernel for RestoreKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         let prefix = text(ctx.input(0), "RestoreV2 prefix")?;
         let names = strings(ctx.input(1), "RestoreV2 tensor_names")?;
-        let dtypes = dtypes_attr(ctx.node.attrs.get("dtypes"))?;
+        let dtypes = &self.dtypes;
         if names.len() != dtypes.len() {
             return Err(Error::invalid_argument(format!(
                 "RestoreV2 got {} names for {} dtypes",
@@ -108,7 +132,7 @@ impl OpDef for RestoreV2 {
         }
         let reader = CheckpointReader::open(&prefix)?;
         let mut out = Vec::with_capacity(names.len());
-        for (n, d) in names.iter().zip(dtypes) {
+        for (n, &d) in names.iter().zip(dtypes) {
             if !reader.contains(n) {
                 return Err(Error::not_found(format!("Key {n} not found in checkpoint {prefix}")));
             }
@@ -123,9 +147,6 @@ impl OpDef for RestoreV2 {
         }
         Ok(out)
     }
-    fn is_stateful(&self) -> bool {
-        true
-    }
 }
 
 /// `StringJoin(inputs...)`: element-wise concatenation of string scalars with attr `separator`.
@@ -137,15 +158,33 @@ impl OpDef for StringJoin {
     fn infer(&self, _: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         Ok(vec![(DType::String, Shape::scalar())])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let sep = match ctx.node.attrs.get("separator") {
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let separator = match node.attrs.get("separator") {
+            None => Vec::new(),
             Some(AttrValue::String(s)) => s.clone(),
-            _ => Vec::new(),
+            Some(v) => {
+                return Err(Error::invalid_argument(format!(
+                    "attr 'separator' of op '{}' ({}) should be a string, got {v:?}",
+                    node.name, node.op_type
+                )))
+            }
         };
+        Ok(Some(Box::new(StringJoinKernel { separator })))
+    }
+}
+
+/// The kernel of `StringJoin`.
+struct StringJoinKernel {
+    /// Put between the inputs (attr `separator`).
+    separator: Vec<u8>,
+}
+
+impl Kernel for StringJoinKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         let mut out = Vec::new();
         for (i, t) in ctx.inputs.iter().enumerate() {
             if i > 0 {
-                out.extend_from_slice(&sep);
+                out.extend_from_slice(&self.separator);
             }
             out.extend_from_slice(text(t, "StringJoin input")?.as_bytes());
         }
@@ -163,11 +202,13 @@ impl OpDef for ShardedFilename {
         ctx.expect_inputs(3)?;
         Ok(vec![(DType::String, Shape::scalar())])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let base = text(ctx.input(0), "ShardedFilename basename")?;
-        let shard = ctx.input(1).to_f64_vec()?.first().copied().unwrap_or(0.0) as i64;
-        let n = ctx.input(2).to_f64_vec()?.first().copied().unwrap_or(1.0) as i64;
-        Ok(vec![Tensor::strings(&[], vec![format!("{base}-{shard:05}-of-{n:05}").into_bytes()])?])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(FnKernel(|ctx| {
+            let base = text(ctx.input(0), "ShardedFilename basename")?;
+            let shard = ctx.input(1).to_f64_vec()?.first().copied().unwrap_or(0.0) as i64;
+            let n = ctx.input(2).to_f64_vec()?.first().copied().unwrap_or(1.0) as i64;
+            Ok(vec![Tensor::strings(&[], vec![format!("{base}-{shard:05}-of-{n:05}").into_bytes()])?])
+        }))))
     }
 }
 
@@ -182,7 +223,22 @@ impl OpDef for MergeV2Checkpoints {
         ctx.expect_inputs(2)?;
         Ok(vec![])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(MergeKernel { delete_old_dirs: node.attr_bool_or("delete_old_dirs", true)? })))
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// The kernel of `MergeV2Checkpoints`.
+struct MergeKernel {
+    /// Remove the sources and their directory when empty (attr `delete_old_dirs`).
+    delete_old_dirs: bool,
+}
+
+impl Kernel for MergeKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         let sources = strings(ctx.input(0), "MergeV2Checkpoints checkpoint_prefixes")?;
         let dest = text(ctx.input(1), "MergeV2Checkpoints destination_prefix")?;
         let mut w = CheckpointWriter::new(&dest)?;
@@ -193,7 +249,7 @@ impl OpDef for MergeV2Checkpoints {
             }
         }
         w.finish()?;
-        if ctx.node.attr_bool_or("delete_old_dirs", true)? {
+        if self.delete_old_dirs {
             for src in &sources {
                 let _ = std::fs::remove_file(index_path(src));
                 let _ = std::fs::remove_file(data_path(src, 0, 1));
@@ -203,9 +259,6 @@ impl OpDef for MergeV2Checkpoints {
             }
         }
         Ok(vec![])
-    }
-    fn is_stateful(&self) -> bool {
-        true
     }
 }
 

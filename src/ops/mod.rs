@@ -21,6 +21,7 @@ pub mod schema;
 pub mod shape_ops;
 pub mod training;
 pub mod unary;
+mod variable_common;
 mod variables;
 
 use crate::error::{Error, Result};

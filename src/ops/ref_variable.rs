@@ -1,9 +1,9 @@
 //! Variable ops: VariableV2, Assign, AssignAdd, AssignSub (reference variables).
 
-use super::kernels::broadcast_binary;
-use super::{InferCtx, KernelCtx, OpDef};
+use super::variable_common::AddToVariable;
+use super::{FnKernel, InferCtx, Kernel, KernelCtx, OpDef};
 use crate::error::{Error, Result};
-use crate::graph::{Operation, Output, Scope};
+use crate::graph::{Node, Operation, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn OpDef] = &[&VariableV2, &Assign, &AssignAdd, &AssignSub];
@@ -18,23 +18,14 @@ impl OpDef for VariableV2 {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         Ok(vec![(ctx.node.attr_type("dtype")?, ctx.node.attr_shape("shape")?.clone())])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        Err(Error::internal(format!("VariableV2 '{}' is read by the executor, not run", ctx.node.name)))
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(FnKernel(|ctx| {
+            Err(Error::internal(format!("VariableV2 '{}' is read by the executor, not run", ctx.node_name())))
+        }))))
     }
     fn is_stateful(&self) -> bool {
         true
     }
-}
-
-/// Checks that `value` may be stored into variable `name` of declared shape `declared`.
-fn check_assign(name: &str, declared: &Shape, value: &Tensor) -> Result<()> {
-    if !declared.is_compatible_with(value.shape()) {
-        return Err(Error::invalid_argument(format!(
-            "Assign requires shapes of both tensors to match. lhs shape= {declared} rhs shape= {} (variable {name})",
-            fmt_dims(value.shape())
-        )));
-    }
-    Ok(())
 }
 
 /// `Assign`: stores input 1 into the variable at input 0 and outputs the new value.
@@ -55,15 +46,14 @@ impl OpDef for Assign {
         }
         Ok(vec![(ctx.dtype(0), ctx.shape(0).clone())])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let (slot, name) = ctx.var(0)?;
-        let value = ctx.input(1).clone();
-        if ctx.node.attr_bool_or("validate_shape", true)? {
-            let declared = &ctx.node.outputs[0].1;
-            check_assign(name, declared, &value)?;
-        }
-        *slot.write().unwrap_or_else(|e| e.into_inner()) = Some(value.clone());
-        Ok(vec![value])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        // use_locking: the kernel always holds the variable's lock while it writes
+        node.attr_bool_or("use_locking", true)?;
+        let declared = match node.attr_bool_or("validate_shape", true)? {
+            true => Some(node.outputs.first().map(|(_, s)| s.clone()).unwrap_or_else(Shape::unknown)),
+            false => None,
+        };
+        Ok(Some(Box::new(AssignKernel { declared })))
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0]
@@ -73,27 +63,28 @@ impl OpDef for Assign {
     }
 }
 
-/// Replaces the variable at input 0 by `f(old value, input 1)`; returns the new value.
-/// `uninit` makes the error for an uninitialized variable (ref and resource variables word
-/// it differently).
-pub(super) fn update(
-    ctx: &KernelCtx,
-    uninit: fn(&str) -> Error,
-    f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>,
-) -> Result<Vec<Tensor>> {
-    let (slot, name) = ctx.var(0)?;
-    let mut guard = slot.write().unwrap_or_else(|e| e.into_inner());
-    let old = guard.as_ref().ok_or_else(|| uninit(name))?;
-    let new = f(old, ctx.input(1))?;
-    if new.shape() != old.shape() {
-        return Err(Error::invalid_argument(format!(
-            "update of variable {name} must keep its shape {}, got {}",
-            fmt_dims(old.shape()),
-            fmt_dims(new.shape())
-        )));
+/// The kernel of `Assign`.
+struct AssignKernel {
+    /// The variable's declared shape the value must be compatible with (`validate_shape`);
+    /// `None`: any shape may be stored.
+    declared: Option<Shape>,
+}
+
+impl Kernel for AssignKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let (slot, name) = ctx.var(0)?;
+        let value = ctx.input(1).clone();
+        if let Some(declared) = &self.declared {
+            if !declared.is_compatible_with(value.shape()) {
+                return Err(Error::invalid_argument(format!(
+                    "Assign requires shapes of both tensors to match. lhs shape= {declared} rhs shape= {} (variable {name})",
+                    fmt_dims(value.shape())
+                )));
+            }
+        }
+        *slot.write().unwrap_or_else(|e| e.into_inner()) = Some(value.clone());
+        Ok(vec![value])
     }
-    *guard = Some(new.clone());
-    Ok(vec![new])
 }
 
 macro_rules! assign_update {
@@ -109,8 +100,10 @@ macro_rules! assign_update {
                 ctx.same_dtypes()?;
                 Ok(vec![(ctx.dtype(0), ctx.shape(0).clone())])
             }
-            fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-                add_to_variable(ctx, $subtract, super::uninitialized)
+            fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+                // use_locking: the kernel always holds the variable's lock while it updates
+                node.attr_bool_or("use_locking", false)?;
+                Ok(Some(Box::new(AddToVariable { subtract: $subtract, uninit: super::uninitialized, output: true })))
             }
             fn ref_inputs(&self) -> &'static [usize] {
                 &[0]
@@ -133,25 +126,6 @@ assign_update!(
     true,
     "`AssignSub`: subtracts input 1 from the variable at input 0; outputs the new value."
 );
-
-/// The kernel of `AssignAdd`/`AssignAddVariableOp` (`subtract`: `AssignSub`/`AssignSubVariableOp`)
-/// on the variable at input 0; returns the new value.
-pub(super) fn add_to_variable(ctx: &KernelCtx, subtract: bool, uninit: fn(&str) -> Error) -> Result<Vec<Tensor>> {
-    let ty = ctx.node.op_type;
-    if subtract {
-        update(
-            ctx,
-            uninit,
-            |a, b| crate::dispatch_numeric!(a.dtype(), ty, T => broadcast_binary::<T, T>(a, b, |x, y| x - y)),
-        )
-    } else {
-        update(
-            ctx,
-            uninit,
-            |a, b| crate::dispatch_numeric!(a.dtype(), ty, T => broadcast_binary::<T, T>(a, b, |x, y| x + y)),
-        )
-    }
-}
 
 /// The value of resource variable `handle` after `update` (a `ReadVariableOp` in `s`'s name
 /// scope that runs after it), what TensorFlow's `assign*` on a resource variable returns.

@@ -10,10 +10,13 @@
 //! [`super::training`].
 
 use super::training::{self, Access};
-use super::{GradCtx, InferCtx, KernelCtx, OpDef};
+use super::variable_common::{handle_info, AddToVariable};
+use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
 use crate::error::{Error, Result};
-use crate::graph::{Operation, Output, Scope};
+use crate::graph::{Node, Operation, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
+
+pub use super::variable_common::uninitialized_resource;
 
 pub(super) static DEFS: &[&dyn OpDef] = &[
     &VarHandleOp,
@@ -26,32 +29,6 @@ pub(super) static DEFS: &[&dyn OpDef] = &[
     &ResourceApplyMomentum,
     &ResourceApplyAdam,
 ];
-
-/// The `FailedPrecondition` for reading resource variable `name` before it is initialized
-/// (TensorFlow's "Error while reading resource variable ..."), with what to do.
-pub fn uninitialized_resource(name: &str) -> Error {
-    Error::failed_precondition(format!(
-        "Read of uninitialized variable {name}: Error while reading resource variable {name} from Container: localhost. This could mean that the variable was uninitialized. Run the initializer first (the op returned by global_variables_initializer, or {name}/Assign), or restore it from a checkpoint."
-    ))
-}
-
-/// The variable dtype and declared shape behind resource input `i` (the `dtype` and `shape`
-/// attrs of the `VarHandleOp` it comes from); `None` when the handle comes from another op.
-/// Errors: `InvalidArgument` when input `i` is not a resource handle.
-pub(super) fn handle_info(ctx: &InferCtx, i: usize) -> Result<Option<(DType, Shape)>> {
-    if ctx.dtype(i) != DType::Resource {
-        return Err(Error::invalid_argument(format!(
-            "input {i} must be a resource handle (a VarHandleOp output), got a {} tensor",
-            ctx.dtype(i)
-        )));
-    }
-    let (src, _) = ctx.node.inputs[i];
-    let n = &ctx.nodes[src];
-    if n.op_type != "VarHandleOp" {
-        return Ok(None);
-    }
-    Ok(Some((n.attr_type("dtype")?, n.attr_shape("shape")?.clone())))
-}
 
 /// Checks a value of `value` (dtype, shape) against the variable behind handle input 0,
 /// and against the op's `dtype` attr (TensorFlow's shape function merges the shapes).
@@ -93,8 +70,10 @@ impl OpDef for VarHandleOp {
         ctx.node.attr_shape("shape")?;
         Ok(vec![(DType::Resource, Shape::scalar())])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        Err(Error::internal(format!("VarHandleOp '{}' is resolved by the executor, not run", ctx.node.name)))
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(FnKernel(|ctx| {
+            Err(Error::internal(format!("VarHandleOp '{}' is resolved by the executor, not run", ctx.node_name())))
+        }))))
     }
     fn is_stateful(&self) -> bool {
         true
@@ -120,18 +99,8 @@ impl OpDef for ReadVariableOp {
             None => Ok(vec![(dtype, Shape::unknown())]),
         }
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let (slot, name) = ctx.var(0)?;
-        let value =
-            slot.read().unwrap_or_else(|e| e.into_inner()).clone().ok_or_else(|| uninitialized_resource(name))?;
-        let want = ctx.node.attr_type("dtype")?;
-        if value.dtype() != want {
-            return Err(Error::invalid_argument(format!(
-                "Trying to read variable {name} with wrong dtype. Expected {want} got {}",
-                value.dtype()
-            )));
-        }
-        Ok(vec![value])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(ReadKernel { dtype: node.attr_type("dtype")? })))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Ok(vec![Some(ctx.grad(0)?)])
@@ -141,6 +110,28 @@ impl OpDef for ReadVariableOp {
     }
     fn is_stateful(&self) -> bool {
         true
+    }
+}
+
+/// The kernel of `ReadVariableOp`.
+struct ReadKernel {
+    /// The dtype the variable must have (attr `dtype`).
+    dtype: DType,
+}
+
+impl Kernel for ReadKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let (slot, name) = ctx.var(0)?;
+        let value =
+            slot.read().unwrap_or_else(|e| e.into_inner()).clone().ok_or_else(|| uninitialized_resource(name))?;
+        if value.dtype() != self.dtype {
+            return Err(Error::invalid_argument(format!(
+                "Trying to read variable {name} with wrong dtype. Expected {} got {}",
+                self.dtype,
+                value.dtype()
+            )));
+        }
+        Ok(vec![value])
     }
 }
 
@@ -157,19 +148,41 @@ impl OpDef for AssignVariableOp {
         check_value(ctx, "AssignVariableOp", 1)?;
         Ok(vec![])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(AssignKernel {
+            dtype: node.attr_type("dtype")?,
+            validate_shape: node.attr_bool_or("validate_shape", false)?,
+        })))
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// The kernel of `AssignVariableOp`.
+struct AssignKernel {
+    /// The dtype the value must have (attr `dtype`).
+    dtype: DType,
+    /// When the variable holds a value, the new one must have its shape (attr `validate_shape`).
+    validate_shape: bool,
+}
+
+impl Kernel for AssignKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         let (slot, name) = ctx.var(0)?;
         let value = ctx.input(1).clone();
-        let dtype = ctx.node.attr_type("dtype")?;
-        if value.dtype() != dtype {
+        if value.dtype() != self.dtype {
             return Err(Error::invalid_argument(format!(
-                "Trying to assign variable {name} with wrong dtype. Expected {dtype} got {}",
+                "Trying to assign variable {name} with wrong dtype. Expected {} got {}",
+                self.dtype,
                 value.dtype()
             )));
         }
-        let validate = ctx.node.attr_bool_or("validate_shape", false)?;
         let mut guard = slot.write().unwrap_or_else(|e| e.into_inner());
-        if let Some(old) = guard.as_ref().filter(|_| validate) {
+        if let Some(old) = guard.as_ref().filter(|_| self.validate_shape) {
             if old.shape() != value.shape() {
                 return Err(Error::invalid_argument(format!(
                     "Trying to assign to variable {name} with tensor with wrong shape. Expected {} got {}",
@@ -180,12 +193,6 @@ impl OpDef for AssignVariableOp {
         }
         *guard = Some(value);
         Ok(vec![])
-    }
-    fn ref_inputs(&self) -> &'static [usize] {
-        &[0]
-    }
-    fn is_stateful(&self) -> bool {
-        true
     }
 }
 
@@ -202,9 +209,9 @@ macro_rules! assign_update_variable {
                 check_value(ctx, $ty, 1)?;
                 Ok(vec![])
             }
-            fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-                super::ref_variable::add_to_variable(ctx, $subtract, uninitialized_resource)?;
-                Ok(vec![])
+            fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+                node.attr_type("dtype")?;
+                Ok(Some(Box::new(AddToVariable { subtract: $subtract, uninit: uninitialized_resource, output: false })))
             }
             fn ref_inputs(&self) -> &'static [usize] {
                 &[0]
@@ -239,10 +246,12 @@ impl OpDef for VarIsInitializedOp {
         handle_info(ctx, 0)?;
         Ok(vec![(DType::Bool, Shape::scalar())])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let (slot, _) = ctx.var(0)?;
-        let init = slot.read().unwrap_or_else(|e| e.into_inner()).is_some();
-        Ok(vec![Tensor::scalar(init)])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(FnKernel(|ctx| {
+            let (slot, _) = ctx.var(0)?;
+            let init = slot.read().unwrap_or_else(|e| e.into_inner()).is_some();
+            Ok(vec![Tensor::scalar(init)])
+        }))))
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0]
@@ -262,9 +271,8 @@ impl OpDef for ResourceApplyGradientDescent {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         training::infer_gradient_descent(ctx, Access::Resource)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        training::apply_gradient_descent(ctx)?;
-        Ok(vec![])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        training::prepare_gradient_descent(node, Access::Resource)
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0]
@@ -284,9 +292,8 @@ impl OpDef for ResourceApplyMomentum {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         training::infer_momentum(ctx, Access::Resource)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        training::apply_momentum(ctx)?;
-        Ok(vec![])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        training::prepare_momentum(node, Access::Resource)
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0, 1]
@@ -306,9 +313,8 @@ impl OpDef for ResourceApplyAdam {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         training::infer_adam(ctx, Access::Resource)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        training::apply_adam(ctx)?;
-        Ok(vec![])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        training::prepare_adam(node, Access::Resource)
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0, 1, 2]

@@ -1,12 +1,14 @@
 //! Optimizer update ops on reference variables: ApplyGradientDescent, ApplyMomentum,
 //! ApplyAdam. Each updates its variable (and slots) in place and outputs the new value.
-//! The resource-variable forms (`ResourceApply*`, in [`super::resource`]) share the shape
-//! checks (`infer_apply`) and kernels (`apply_gradient_descent`, `apply_momentum`,
-//! `apply_adam`) defined here.
+//! The resource-variable forms (`ResourceApply*`, in [`super::resource_variable`]) share
+//! the shape checks (`infer_apply`) and kernels (`prepare_gradient_descent`,
+//! `prepare_momentum`, `prepare_adam`) defined here.
 
 use super::kernels::{Float, Num};
-use super::{InferCtx, KernelCtx, OpDef, VarSlot};
+use super::variable_common::handle_info;
+use super::{InferCtx, Kernel, KernelCtx, OpDef, VarSlot};
 use crate::error::{Error, Result};
+use crate::graph::Node;
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn OpDef] = &[&ApplyGradientDescent, &ApplyMomentum, &ApplyAdam];
@@ -40,7 +42,7 @@ pub(super) fn infer_apply(
     let t = ctx.dtype(grad);
     let mut inputs = ctx.inputs.to_vec();
     for &i in [0].iter().chain(refs) {
-        inputs[i] = match super::resource_variable::handle_info(ctx, i)? {
+        inputs[i] = match handle_info(ctx, i)? {
             Some(info) => info,
             None => (t, Shape::unknown()),
         };
@@ -83,7 +85,8 @@ fn scalar<T: Float>(ctx: &KernelCtx, i: usize) -> Result<T> {
 type UpdateFn<'a, T> = &'a dyn Fn(&mut [&mut [T]], &[T]);
 
 /// Runs `f` on the ref inputs `refs` (in-place) with the gradient input; stores them back.
-fn update_refs<T: Float>(ctx: &KernelCtx, refs: &[usize], grad: usize, f: UpdateFn<T>) -> Result<Vec<Tensor>> {
+/// Returns the new value of the first (the variable).
+fn update_refs<T: Float>(ctx: &KernelCtx, refs: &[usize], grad: usize, f: UpdateFn<T>) -> Result<Tensor> {
     let g = ctx.input(grad);
     let slots: Vec<(&VarSlot, &str)> = refs.iter().map(|&i| ctx.var(i)).collect::<Result<_>>()?;
     // lock the variable buffers in input order for the whole update (TensorFlow's use_locking)
@@ -124,7 +127,7 @@ fn update_refs<T: Float>(ctx: &KernelCtx, refs: &[usize], grad: usize, f: Update
     for (gd, t) in guards.iter_mut().zip(tensors) {
         **gd = Some(t);
     }
-    Ok(vec![out])
+    Ok(out)
 }
 
 /// `ApplyGradientDescent(var, alpha, delta)`: `var -= alpha * delta`.
@@ -136,8 +139,8 @@ impl OpDef for ApplyGradientDescent {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_gradient_descent(ctx, Access::Ref)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        apply_gradient_descent(ctx)
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        prepare_gradient_descent(node, Access::Ref)
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0]
@@ -152,16 +155,45 @@ pub(super) fn infer_gradient_descent(ctx: &InferCtx, access: Access) -> Result<V
     infer_apply(ctx, 3, &[], &[1], 2, access)
 }
 
-/// The kernel of `(Resource)ApplyGradientDescent`: `var -= alpha * delta` in place; returns the new value.
-pub(super) fn apply_gradient_descent(ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-    crate::dispatch_float!(ctx.input(1).dtype(), "ApplyGradientDescent", T => {
-        let alpha: T = scalar(ctx, 1)?;
-        update_refs::<T>(ctx, &[0], 2, &|v, g| {
-            for (x, &d) in v[0].iter_mut().zip(g) {
-                *x -= alpha * d;
-            }
-        })
-    })
+/// The kernel of `(Resource)ApplyGradientDescent` for `node` (attr `use_locking`).
+pub(super) fn prepare_gradient_descent(node: &Node, access: Access) -> Result<Option<Box<dyn Kernel>>> {
+    check_use_locking(node)?;
+    Ok(Some(Box::new(GradientDescentKernel { access })))
+}
+
+/// The kernel of `(Resource)ApplyGradientDescent`: `var -= alpha * delta` in place.
+struct GradientDescentKernel {
+    /// `Ref`: outputs the new value.
+    access: Access,
+}
+
+impl Kernel for GradientDescentKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let ctx = &*ctx;
+        let out = crate::dispatch_float!(ctx.input(1).dtype(), ctx.op_type(), T => {
+            let alpha: T = scalar(ctx, 1)?;
+            update_refs::<T>(ctx, &[0], 2, &|v, g| {
+                for (x, &d) in v[0].iter_mut().zip(g) {
+                    *x -= alpha * d;
+                }
+            })
+        })?;
+        Ok(access_outputs(self.access, out))
+    }
+}
+
+/// Checks the `use_locking` attr of an update op: a bool when present. The kernels always
+/// hold the variable buffers' locks for the whole update, so its value changes nothing.
+fn check_use_locking(node: &Node) -> Result<()> {
+    node.attr_bool_or("use_locking", false).map(|_| ())
+}
+
+/// What an update op outputs: the new value of the variable (`Ref`), or nothing (`Resource`).
+fn access_outputs(access: Access, new_value: Tensor) -> Vec<Tensor> {
+    match access {
+        Access::Ref => vec![new_value],
+        Access::Resource => vec![],
+    }
 }
 
 /// `ApplyMomentum(var, accum, lr, grad, momentum)`: `accum = accum * momentum + grad;
@@ -174,8 +206,8 @@ impl OpDef for ApplyMomentum {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_momentum(ctx, Access::Ref)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        apply_momentum(ctx)
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        prepare_momentum(node, Access::Ref)
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0, 1]
@@ -190,20 +222,37 @@ pub(super) fn infer_momentum(ctx: &InferCtx, access: Access) -> Result<Vec<(DTyp
     infer_apply(ctx, 5, &[1], &[2, 4], 3, access)
 }
 
-/// The kernel of `(Resource)ApplyMomentum`; returns the new value of `var`.
-pub(super) fn apply_momentum(ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-    let nesterov = ctx.node.attr_bool_or("use_nesterov", false)?;
-    crate::dispatch_float!(ctx.input(2).dtype(), "ApplyMomentum", T => {
-        let lr: T = scalar(ctx, 2)?;
-        let m: T = scalar(ctx, 4)?;
-        update_refs::<T>(ctx, &[0, 1], 3, &|v, g| {
-            let (var, rest) = v.split_at_mut(1);
-            for ((x, a), &d) in var[0].iter_mut().zip(rest[0].iter_mut()).zip(g) {
-                *a = *a * m + d;
-                *x = if nesterov { *x - (d * lr + *a * m * lr) } else { *x - lr * *a };
-            }
-        })
-    })
+/// The kernel of `(Resource)ApplyMomentum` for `node` (attrs `use_locking`, `use_nesterov`).
+pub(super) fn prepare_momentum(node: &Node, access: Access) -> Result<Option<Box<dyn Kernel>>> {
+    check_use_locking(node)?;
+    Ok(Some(Box::new(MomentumKernel { access, nesterov: node.attr_bool_or("use_nesterov", false)? })))
+}
+
+/// The kernel of `(Resource)ApplyMomentum`.
+struct MomentumKernel {
+    /// `Ref`: outputs the new value of `var`.
+    access: Access,
+    /// Nesterov momentum (attr `use_nesterov`).
+    nesterov: bool,
+}
+
+impl Kernel for MomentumKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let ctx = &*ctx;
+        let nesterov = self.nesterov;
+        let out = crate::dispatch_float!(ctx.input(2).dtype(), ctx.op_type(), T => {
+            let lr: T = scalar(ctx, 2)?;
+            let m: T = scalar(ctx, 4)?;
+            update_refs::<T>(ctx, &[0, 1], 3, &|v, g| {
+                let (var, rest) = v.split_at_mut(1);
+                for ((x, a), &d) in var[0].iter_mut().zip(rest[0].iter_mut()).zip(g) {
+                    *a = *a * m + d;
+                    *x = if nesterov { *x - (d * lr + *a * m * lr) } else { *x - lr * *a };
+                }
+            })
+        })?;
+        Ok(access_outputs(self.access, out))
+    }
 }
 
 /// `ApplyAdam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)`:
@@ -217,8 +266,8 @@ impl OpDef for ApplyAdam {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_adam(ctx, Access::Ref)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        apply_adam(ctx)
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        prepare_adam(node, Access::Ref)
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0, 1, 2]
@@ -233,29 +282,46 @@ pub(super) fn infer_adam(ctx: &InferCtx, access: Access) -> Result<Vec<(DType, S
     infer_apply(ctx, 10, &[1, 2], &[3, 4, 5, 6, 7, 8], 9, access)
 }
 
-/// The kernel of `(Resource)ApplyAdam`; returns the new value of `var`.
-pub(super) fn apply_adam(ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-    let nesterov = ctx.node.attr_bool_or("use_nesterov", false)?;
-    crate::dispatch_float!(ctx.input(5).dtype(), "ApplyAdam", T => {
-        let [b1p, b2p, lr, b1, b2, eps]: [T; 6] = [
-            scalar(ctx, 3)?, scalar(ctx, 4)?, scalar(ctx, 5)?, scalar(ctx, 6)?, scalar(ctx, 7)?, scalar(ctx, 8)?,
-        ];
-        let one = T::ONE;
-        let lr_t = lr * (one - b2p).sqrt() / (one - b1p);
-        update_refs::<T>(ctx, &[0, 1, 2], 9, &|v, g| {
-            let [var, m, v] = v else { return };
-            let n = g.len();
-            let (var, m, v) = (&mut var[..n], &mut m[..n], &mut v[..n]);
-            let (c1, c2) = (one - b1, one - b2);
-            for i in 0..n {
-                let d = g[i];
-                let mi = m[i] + (d - m[i]) * c1;
-                let vi = v[i] + (d * d - v[i]) * c2;
-                m[i] = mi;
-                v[i] = vi;
-                let step = if nesterov { (mi * b1 + d * c1) * lr_t } else { mi * lr_t };
-                var[i] -= step / (vi.sqrt() + eps);
-            }
-        })
-    })
+/// The kernel of `(Resource)ApplyAdam` for `node` (attrs `use_locking`, `use_nesterov`).
+pub(super) fn prepare_adam(node: &Node, access: Access) -> Result<Option<Box<dyn Kernel>>> {
+    check_use_locking(node)?;
+    Ok(Some(Box::new(AdamKernel { access, nesterov: node.attr_bool_or("use_nesterov", false)? })))
+}
+
+/// The kernel of `(Resource)ApplyAdam`.
+struct AdamKernel {
+    /// `Ref`: outputs the new value of `var`.
+    access: Access,
+    /// Nesterov momentum (attr `use_nesterov`).
+    nesterov: bool,
+}
+
+impl Kernel for AdamKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let ctx = &*ctx;
+        let nesterov = self.nesterov;
+        let out = crate::dispatch_float!(ctx.input(5).dtype(), ctx.op_type(), T => {
+            let [b1p, b2p, lr, b1, b2, eps]: [T; 6] = [
+                scalar(ctx, 3)?, scalar(ctx, 4)?, scalar(ctx, 5)?, scalar(ctx, 6)?, scalar(ctx, 7)?, scalar(ctx, 8)?,
+            ];
+            let one = T::ONE;
+            let lr_t = lr * (one - b2p).sqrt() / (one - b1p);
+            update_refs::<T>(ctx, &[0, 1, 2], 9, &|v, g| {
+                let [var, m, v] = v else { return };
+                let n = g.len();
+                let (var, m, v) = (&mut var[..n], &mut m[..n], &mut v[..n]);
+                let (c1, c2) = (one - b1, one - b2);
+                for i in 0..n {
+                    let d = g[i];
+                    let mi = m[i] + (d - m[i]) * c1;
+                    let vi = v[i] + (d * d - v[i]) * c2;
+                    m[i] = mi;
+                    v[i] = vi;
+                    let step = if nesterov { (mi * b1 + d * c1) * lr_t } else { mi * lr_t };
+                    var[i] -= step / (vi.sqrt() + eps);
+                }
+            })
+        })?;
+        Ok(access_outputs(self.access, out))
+    }
 }

@@ -4,7 +4,7 @@
 
 use super::session_state::SessionState;
 use crate::error::{Error, Result};
-use crate::graph::{Graph, Node};
+use crate::graph::{traversal, Graph, Node};
 use crate::ops::{self, Kernel, VarSlot};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -68,48 +68,19 @@ impl Plan {
             }
         }
 
-        // which ops are needed: walk back from fetches and targets, not through fed edges
-        let mut needed = vec![false; nodes.len()];
-        let mut order = Vec::new();
-        // the stack pops last-pushed first: push targets, then fetches in reverse, so that
-        // fetched values are computed first (as early as their inputs allow)
-        let mut stack: Vec<(usize, bool)> = targets.iter().rev().map(|&t| (t, false)).collect();
-        for &(op, idx) in fetches.iter().rev() {
-            if !fed.contains_key(&(op, idx)) {
-                stack.push((op, false));
-            }
-        }
-        // iterative post-order DFS
-        let mut visiting = vec![false; nodes.len()];
-        while let Some((id, expanded)) = stack.pop() {
-            if expanded {
-                visiting[id] = false;
-                if !needed[id] {
-                    needed[id] = true;
-                    order.push(id);
-                }
-                continue;
-            }
-            if needed[id] {
-                continue;
-            }
-            if visiting[id] {
-                return Err(Error::invalid_argument(format!("the graph has a cycle through op '{}'", nodes[id].name)));
-            }
-            visiting[id] = true;
-            stack.push((id, true));
-            let n = &nodes[id];
-            for &c in n.control_inputs.iter().rev() {
-                if !needed[c] {
-                    stack.push((c, false));
-                }
-            }
-            for &(src, idx) in n.inputs.iter().rev() {
-                if !needed[src] && !fed.contains_key(&(src, idx)) {
-                    stack.push((src, false));
-                }
-            }
-        }
+        // which ops are needed, inputs first: walk back from fetches and targets, not through
+        // fed edges; fetched values are computed first (as early as their inputs allow)
+        let roots = fetches.iter().filter(|f| !fed.contains_key(f)).map(|&(op, _)| op).chain(targets.iter().copied());
+        let order = traversal::post_order(
+            nodes.len(),
+            roots,
+            |id, next| {
+                let n = &nodes[id];
+                next.extend(n.inputs.iter().filter(|src| !fed.contains_key(src)).map(|&(src, _)| src));
+                next.extend_from_slice(&n.control_inputs);
+            },
+            |id| Error::invalid_argument(format!("the graph has a cycle through op '{}'", nodes[id].name)),
+        )?;
 
         // slots: feeds first, then each non-variable op's outputs
         let mut slot_of: HashMap<(usize, usize), usize> = HashMap::new();

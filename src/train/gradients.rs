@@ -3,7 +3,7 @@
 //! gradient function from the registry.
 
 use crate::error::{Error, Result};
-use crate::graph::{Output, Scope};
+use crate::graph::{traversal, Output, Scope};
 use crate::ops::{self, GradCtx};
 use crate::tensor::Tensor;
 use std::collections::{HashMap, HashSet};
@@ -28,32 +28,21 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
     let nodes: Vec<_> = (0..graph.num_ops()).map(|i| graph.node(i)).collect();
     // ops reachable forward from xs
     let consumers = graph.consumers();
-    let mut from_x = vec![false; nodes.len()];
-    let mut stack: Vec<usize> = xs.iter().map(|x| x.op().id()).collect();
-    while let Some(id) = stack.pop() {
-        if !from_x[id] {
-            from_x[id] = true;
-            stack.extend(consumers[id].iter().copied());
-        }
-    }
-    // ops between: reach ys backward through data edges, and are reachable from xs
+    let from_x = traversal::reachable(nodes.len(), xs.iter().map(|x| x.op().id()), |id, next| {
+        next.extend_from_slice(&consumers[id]);
+        Ok(())
+    })?;
+    // ops between: reach ys backward through data edges, and are reachable from xs; in
+    // post-order (inputs first), visiting the ys and each op's inputs last first
+    let order = traversal::post_order(
+        nodes.len(),
+        ys.iter().rev().map(|y| y.op().id()).filter(|&id| from_x[id]),
+        |id, next| next.extend(nodes[id].inputs.iter().rev().map(|&(src, _)| src).filter(|&src| from_x[src])),
+        |id| Error::internal(format!("gradients: the graph has a cycle through op '{}'", nodes[id].name)),
+    )?;
     let mut between = vec![false; nodes.len()];
-    let mut order = Vec::new();
-    let mut seen = HashSet::new();
-    let mut stack: Vec<(usize, bool)> = ys.iter().map(|y| (y.op().id(), false)).collect();
-    while let Some((id, done)) = stack.pop() {
-        if done {
-            order.push(id);
-            continue;
-        }
-        if !from_x[id] || !seen.insert(id) {
-            continue;
-        }
+    for &id in &order {
         between[id] = true;
-        stack.push((id, true));
-        for &(src, _) in &nodes[id].inputs {
-            stack.push((src, false));
-        }
     }
     let root = graph.scope().name_scope("gradients");
     // gradients flowing into each (op, output)

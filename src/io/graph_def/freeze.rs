@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::proto::{AttrMap, AttrValue, AttrValueKind, GraphDef, NodeDef, TensorProto, DT_RESOURCE};
-use crate::graph::Graph;
+use crate::graph::{traversal, Graph};
 use crate::session::Session;
 use crate::tensor::Tensor;
 use std::collections::{HashMap, HashSet};
@@ -78,26 +78,17 @@ fn resolve_output<'a>(index: &HashMap<&'a str, usize>, name: &'a str) -> Result<
 pub fn extract_sub_graph(graph_def: &GraphDef, dest_nodes: &[&str]) -> Result<GraphDef> {
     let nodes = &graph_def.node;
     let index: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
-    let mut keep = vec![false; nodes.len()];
-    let mut stack: Vec<usize> = Vec::with_capacity(dest_nodes.len());
-    for d in dest_nodes {
-        let name = resolve_output(&index, d)?;
-        stack.push(index[name]);
-    }
-    while let Some(i) = stack.pop() {
-        if std::mem::replace(&mut keep[i], true) {
-            continue;
-        }
+    let roots =
+        dest_nodes.iter().map(|d| resolve_output(&index, d).map(|name| index[name])).collect::<Result<Vec<_>>>()?;
+    let keep = traversal::reachable(nodes.len(), roots, |i, next| {
         for input in &nodes[i].input {
-            let src = node_name(input);
-            let Some(&j) = index.get(src) else {
+            let Some(&j) = index.get(node_name(input)) else {
                 return Err(Error::invalid_argument(format!("Node '{}': Unknown input node '{input}'", nodes[i].name)));
             };
-            if !keep[j] {
-                stack.push(j);
-            }
+            next.push(j);
         }
-    }
+        Ok(())
+    })?;
     Ok(GraphDef {
         node: nodes.iter().zip(&keep).filter(|(_, k)| **k).map(|(n, _)| n.clone()).collect(),
         library: Some(graph_def.library.clone().unwrap_or_default()),

@@ -3,14 +3,13 @@
 use super::export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
 use crate::error::{Error, Result};
 use crate::format::proto::{AttrValueKind, GraphDef, NodeDef, OpList};
+use crate::graph::traversal;
 use crate::graph::{
     is_valid_op_name, AttrValue as GraphAttr, Attrs, Graph, GraphData, ImportLog, Node, Operation, Output,
 };
 use crate::ops::{self, InferCtx};
 use crate::tensor::{DType, Shape};
 use rustc_hash::FxHashMap as HashMap;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// What [`import_graph_def`] does: the name prefix, which GraphDef tensors to replace by
@@ -628,40 +627,23 @@ fn push_unique(v: &mut Vec<usize>, id: usize) {
     }
 }
 
-/// Kahn's algorithm, taking ready nodes in GraphDef order; mapped inputs are no edges.
+/// A topological order of the GraphDef's nodes, taking ready nodes in GraphDef order;
+/// mapped inputs are no edges.
 fn topological_order(gd: &GraphDef, inputs: &Inputs) -> Result<Vec<usize>> {
-    let n = gd.node.len();
-    let mut pending = vec![0usize; n];
-    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, count) in pending.iter_mut().enumerate() {
-        for input in inputs.of(i) {
-            if let Input::Data { node: s, .. } | Input::Control(s) = *input {
-                *count += 1;
-                consumers[s].push(i);
-            }
-        }
-    }
-    let mut ready: BinaryHeap<Reverse<usize>> = (0..n).filter(|&i| pending[i] == 0).map(Reverse).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(Reverse(i)) = ready.pop() {
-        order.push(i);
-        for &c in &consumers[i] {
-            pending[c] -= 1;
-            if pending[c] == 0 {
-                ready.push(Reverse(c));
-            }
-        }
-    }
-    if order.len() < n {
-        let stuck: Vec<&str> = (0..n).filter(|&i| pending[i] > 0).map(|i| gd.node[i].name.as_str()).collect();
-        let shown = stuck.iter().take(20).copied().collect::<Vec<_>>().join("', '");
+    let preds = |i: usize, preds: &mut Vec<usize>| {
+        preds.extend(inputs.of(i).iter().filter_map(|input| match *input {
+            Input::Data { node: s, .. } | Input::Control(s) => Some(s),
+            _ => None,
+        }))
+    };
+    traversal::topological_order(gd.node.len(), preds, |stuck| {
+        let shown = stuck.iter().take(20).map(|&i| gd.node[i].name.as_str()).collect::<Vec<_>>().join("', '");
         let more = if stuck.len() > 20 { format!(" and {} more", stuck.len() - 20) } else { String::new() };
-        return Err(Error::invalid_argument(format!(
+        Error::invalid_argument(format!(
             "GraphDef contains a cycle: {} node(s) are on or after it: '{shown}'{more} (TF1 while loops need control flow ops tensorgraph lacks)",
             stuck.len()
-        )));
-    }
-    Ok(order)
+        ))
+    })
 }
 
 /// The return element `r` (`"op"` or `"op:i"`) of an import into `graph`, whose data
