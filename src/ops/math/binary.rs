@@ -118,9 +118,9 @@ macro_rules! binary_fns {
 /// `ReluGrad(gradients, features)`, ...) on inputs of one shape.
 ///
 /// Build time: the dtypes must match (and `T`); shapes broadcast (`InvalidArgument`
-/// "Dimensions must be equal ... for shapes [2, 3] and [4]") or merge ("Incompatible
-/// shapes: ... (they must be equal)"). Run time: `InvalidArgument` for shapes that do not
-/// broadcast ("Incompatible shapes: [4, 3] vs. [2, 3]") or differ, and for an integer
+/// `Dimensions must be equal ... for shapes [2, 3] and [4]`) or merge (`Incompatible
+/// shapes: ... (they must be equal)`). Run time: `InvalidArgument` for shapes that do not
+/// broadcast (`Incompatible shapes: [4, 3] vs. [2, 3]`) or differ, and for an integer
 /// divisor holding 0 where the op divides.
 pub struct BinaryOp {
     op_type: &'static str,
