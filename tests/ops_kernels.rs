@@ -248,3 +248,30 @@ fn bias_add_values_and_errors() {
     let e = ops::bias_add_with_format(&s, &x, &b, "NCWH").unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument, "{e}");
 }
+
+#[test]
+fn binary_kernels_by_dtype_and_integer_division() {
+    let g = Graph::new();
+    let s = g.scope();
+    // integers wrap and truncate; MIN / -1 wraps instead of panicking
+    let x = c(&g, &[3], vec![i32::MAX, -7, i32::MIN]);
+    let y = c(&g, &[3], vec![1i32, 2, -1]);
+    assert_eq!(run(&g, &ops::add(&s, &x, &y).unwrap()).to_vec::<i32>().unwrap(), vec![i32::MIN, -5, i32::MAX]);
+    assert_eq!(run(&g, &ops::div(&s, &x, &y).unwrap()).to_vec::<i32>().unwrap(), vec![i32::MAX, -3, i32::MIN]);
+    // an integer divisor holding 0 is refused, naming the op and both shapes
+    let z = c(&g, &[], vec![0i32]);
+    let e = run_err(&g, &ops::div(&s, &x, &z).unwrap());
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("Integer division by zero in RealDiv of [3] by []"), "{e}");
+    // bool Equal; AddV2 on a dtype without a kernel builds and is refused when run
+    let b = c(&g, &[2], vec![true, false]);
+    let eq = ops::equal(&s, &b, &c(&g, &[], vec![true])).unwrap();
+    assert_eq!(run(&g, &eq).to_vec::<bool>().unwrap(), vec![true, false]);
+    let u = c(&g, &[2], vec![1u8, 2]);
+    let sum = ops::add(&s.named("u8_add"), &u, &u).unwrap();
+    let e = run_err(&g, &sum);
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("u8_add") && e.message.contains("AddV2 has no kernel for dtype uint8"), "{e}");
+    // comparisons refuse such dtypes when the graph is built
+    assert_eq!(ops::greater(&s, &u, &u).unwrap_err().code, Code::InvalidArgument);
+}

@@ -13,14 +13,12 @@ pub mod math;
 pub mod nn;
 pub mod pad;
 pub mod random;
-pub mod reduction;
 pub mod ref_variable;
 mod registry;
 pub mod resource_variable;
 pub mod schema;
 pub mod shape_ops;
 pub mod training;
-pub mod unary;
 mod variable_common;
 mod variables;
 
@@ -35,17 +33,15 @@ pub use math::*;
 pub use nn::*;
 pub use pad::{pad, pad_dyn, pad_v2, pad_v2_dyn};
 pub use random::{random_normal, random_uniform, truncated_normal};
-pub use reduction::{argmax, reduce_max, reduce_mean};
 pub use ref_variable::{assign, assign_add, assign_sub};
 pub use registry::{lookup, registered_op_types};
 pub use resource_variable::{
     assign_add_variable_op, assign_sub_variable_op, assign_variable_op, read_variable_op, var_is_initialized_op,
 };
 pub use shape_ops::{
-    concat, concat_dyn, floor_div, floor_mod, gather, gather_dyn, range, range_dyn, reduce_prod, shape_as, slice,
-    slice_dyn, squeeze, stack, tile, tile_dyn, transpose, transpose_dyn, unsorted_segment_sum, unstack,
+    concat, concat_dyn, gather, gather_dyn, range, range_dyn, shape_as, slice, slice_dyn, squeeze, stack, tile,
+    tile_dyn, transpose, transpose_dyn, unsorted_segment_sum, unstack,
 };
-pub use unary::{exp, log, reciprocal, rsqrt, sqrt, square};
 pub use variables::VariableOptions;
 
 /// What shape inference sees of a node being added: its attrs and the dtype and

@@ -4,8 +4,7 @@
 
 use super::array::{cast, expand_dims, int_values, ones_like, reshape_to, scalar_like, shape, zeros_like};
 use super::kernels::{Float, Num};
-use super::math::{add, mul, neg, reduce_sum, sub};
-use super::unary::{binary_op, unary_op, BinaryOp, UnaryOp};
+use super::math::{add, binary_op, grad_of_quadratic_grad, mul, neg, reduce_sum, sub, unary_op, BinaryOp, UnaryOp};
 use super::{GradCtx, InferCtx, KernelCtx, OpDef};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
@@ -198,77 +197,51 @@ pub fn bias_add_with_format(s: &Scope, value: &Output, bias: &Output, data_forma
 // ---------------------------------------------------------------- activations
 
 /// `Relu`: `max(x, 0)` (float32, float64, int32, int64; NaN stays NaN). Gradient `ReluGrad(g, y)`.
-pub static RELU: UnaryOp = UnaryOp {
-    op_type: "Relu",
-    f32: |x| if x < 0.0 { 0.0 } else { x },
-    f64: |x| if x < 0.0 { 0.0 } else { x },
-    i32: Some(|x| x.max(0)),
-    i64: Some(|x| x.max(0)),
-    grad: |c| Ok(vec![Some(binary_op(c.scope, "ReluGrad", "ReluGrad", &c.grad(0)?, &c.outputs[0])?)]),
-};
+pub static RELU: UnaryOp =
+    UnaryOp::new("Relu", crate::unary_fns!(float: |x| if x < 0.0 { 0.0 } else { x }, int: |x| x.max(0)), |c| {
+        Ok(vec![Some(binary_op(c.scope, "ReluGrad", "ReluGrad", &c.grad(0)?, &c.outputs[0])?)])
+    });
 
-/// `ReluGrad(gradients, features)`: `gradients` where `features > 0`, else 0.
-pub static RELU_GRAD: BinaryOp = BinaryOp {
-    op_type: "ReluGrad",
-    f32: |g, x| if x > 0.0 { g } else { 0.0 },
-    f64: |g, x| if x > 0.0 { g } else { 0.0 },
-    i32: Some(|g, x| if x > 0 { g } else { 0 }),
-    i64: Some(|g, x| if x > 0 { g } else { 0 }),
+/// `ReluGrad(gradients, features)`: `gradients` where `features > 0`, else 0 (float32,
+/// float64, int32, int64; inputs of one shape).
+pub static RELU_GRAD: BinaryOp = BinaryOp::same_shape(
+    "ReluGrad",
+    crate::binary_fns!(float: |g, x| if x > 0.0 { g } else { 0.0 }, int: |g, x| if x > 0 { g } else { 0 }),
     // TensorFlow's _ReluGradGrad: (ReluGrad(grad, features), zeros_like(features))
-    grad: |c| {
+    |c| {
         let (s, x) = (c.scope, &c.inputs[1]);
         Ok(vec![Some(binary_op(s, "ReluGrad", "ReluGrad", &c.grad(0)?, x)?), Some(zeros_like(s, x)?)])
     },
-};
+);
 
 /// `Sigmoid`: `1 / (1 + e^-x)` (float32, float64). Gradient `SigmoidGrad(y, g)`.
-pub static SIGMOID: UnaryOp = UnaryOp {
-    op_type: "Sigmoid",
-    f32: |x| 1.0 / (1.0 + (-x).exp()),
-    f64: |x| 1.0 / (1.0 + (-x).exp()),
-    i32: None,
-    i64: None,
-    grad: |c| Ok(vec![Some(binary_op(c.scope, "SigmoidGrad", "SigmoidGrad", &c.outputs[0], &c.grad(0)?)?)]),
-};
+pub static SIGMOID: UnaryOp = UnaryOp::new("Sigmoid", crate::unary_fns!(float: |x| 1.0 / (1.0 + (-x).exp())), |c| {
+    Ok(vec![Some(binary_op(c.scope, "SigmoidGrad", "SigmoidGrad", &c.outputs[0], &c.grad(0)?)?)])
+});
 
-/// `SigmoidGrad(y, dy)`: `dy * y * (1 - y)`.
-pub static SIGMOID_GRAD: BinaryOp = BinaryOp {
-    op_type: "SigmoidGrad",
-    f32: |y, dy| dy * y * (1.0 - y),
-    f64: |y, dy| dy * y * (1.0 - y),
-    i32: None,
-    i64: None,
-    // TensorFlow's _SigmoidGradGrad: (g*dy - 2*g*dy*y, SigmoidGrad(y, g))
-    grad: |c| {
+/// `SigmoidGrad(y, dy)`: `dy * y * (1 - y)` (float32, float64; inputs of one shape).
+pub static SIGMOID_GRAD: BinaryOp =
+    BinaryOp::same_shape("SigmoidGrad", crate::binary_fns!(float: |y, dy| dy * y * (1.0 - y)), |c| {
+        // TensorFlow's _SigmoidGradGrad: (g*dy - 2*g*dy*y, SigmoidGrad(y, g))
         let s = c.scope;
         let (y, dy, g) = (&c.inputs[0], &c.inputs[1], c.grad(0)?);
         let gb = mul(s, &g, dy)?;
         let two = scalar_like(s, 2.0, y.dtype())?;
         let ga = sub(s, &gb, &mul(s, &mul(s, &two, &gb)?, y)?)?;
         Ok(vec![Some(ga), Some(binary_op(s, "SigmoidGrad", "SigmoidGrad", y, &g)?)])
-    },
-};
+    });
 
 /// `Tanh`: the hyperbolic tangent (float32, float64). Gradient `TanhGrad(y, g)`.
-pub static TANH: UnaryOp = UnaryOp {
-    op_type: "Tanh",
-    f32: f32::tanh,
-    f64: f64::tanh,
-    i32: None,
-    i64: None,
-    grad: |c| Ok(vec![Some(binary_op(c.scope, "TanhGrad", "TanhGrad", &c.outputs[0], &c.grad(0)?)?)]),
-};
+pub static TANH: UnaryOp = UnaryOp::new("Tanh", crate::unary_fns!(float: |x| x.tanh()), |c| {
+    Ok(vec![Some(binary_op(c.scope, "TanhGrad", "TanhGrad", &c.outputs[0], &c.grad(0)?)?)])
+});
 
-/// `TanhGrad(y, dy)`: `dy * (1 - y^2)`.
-pub static TANH_GRAD: BinaryOp = BinaryOp {
-    op_type: "TanhGrad",
-    f32: |y, dy| dy * (1.0 - y * y),
-    f64: |y, dy| dy * (1.0 - y * y),
-    i32: None,
-    i64: None,
-    // TensorFlow's _TanhGradGrad
-    grad: |c| super::unary::grad_of_quadratic_grad(c, "TanhGrad"),
-};
+/// `TanhGrad(y, dy)`: `dy * (1 - y^2)` (float32, float64; inputs of one shape). Gradient:
+/// TensorFlow's `_TanhGradGrad`.
+pub static TANH_GRAD: BinaryOp =
+    BinaryOp::same_shape("TanhGrad", crate::binary_fns!(float: |y, dy| dy * (1.0 - y * y)), |c| {
+        grad_of_quadratic_grad(c, "TanhGrad")
+    });
 
 /// `tf.nn.relu(features)`: op `Relu`, default name `Relu`; `max(features, 0)` with
 /// `features`' dtype (float32, float64, int32, int64) and shape. Other dtypes are
@@ -350,7 +323,7 @@ impl OpDef for Softmax {
         let (y, g) = (&ctx.outputs[0], ctx.grad(0)?);
         let out = if self.log {
             // g - sum(g, -1, keepdims) * exp(y)
-            let sm = super::unary::exp(s, y)?;
+            let sm = super::math::exp(s, y)?;
             sub(s, &g, &mul(s, &reduce_sum(s, &g, Some(&[-1]), true)?, &sm)?)?
         } else {
             // (g - sum(g * y, -1, keepdims)) * y

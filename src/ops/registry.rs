@@ -9,15 +9,13 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock:
     let mut m: HashMap<&'static str, &'static dyn OpDef> = HashMap::default();
     for def in super::array::DEFS
         .iter()
-        .chain(super::math::DEFS)
+        .chain(super::math::defs())
         .chain(super::io_ops::DEFS)
         .chain(super::nn::DEFS)
         .chain(super::random::DEFS)
-        .chain(super::reduction::DEFS)
         .chain(super::ref_variable::DEFS)
         .chain(super::resource_variable::DEFS)
         .chain(super::training::DEFS)
-        .chain(super::unary::DEFS)
         .chain(super::shape_ops::DEFS)
         .chain(super::conv::DEFS)
         .chain(super::pad::DEFS)

@@ -1,0 +1,277 @@
+//! Arithmetic: AddV2, Sub, Mul, RealDiv, Maximum, Minimum, FloorDiv and FloorMod (element-
+//! wise with broadcasting, [`BinaryOp`] tables), Neg ([`UnaryOp`]) and AddN.
+
+use super::binary::{binary_op, no_gradient, reduce_to_inputs, BinaryOp};
+use super::compare::{greater, greater_equal, less, less_equal};
+use super::unary::{unary_op, UnaryOp};
+use crate::error::{Error, Result};
+use crate::graph::{Node, Output, Scope};
+use crate::ops::array::cast;
+use crate::ops::kernels::Num;
+use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::tensor::{DType, Shape, Tensor};
+
+pub(super) static DEFS: &[&dyn OpDef] =
+    &[&ADD, &SUB, &MUL, &REAL_DIV, &MAXIMUM, &MINIMUM, &FLOOR_DIV, &FLOOR_MOD, &NEG, &AddN];
+
+/// `AddV2`: `x + y` (integers wrap). Gradient `(g, g)` summed back to the input shapes.
+pub static ADD: BinaryOp =
+    BinaryOp::broadcasting("AddV2", crate::binary_fns!(float: |x, y| x + y, int: |x, y| x.wrapping_add(y)), |c| {
+        broadcast_grads(c, |_, g| Ok((g.clone(), g)))
+    })
+    .dtypes_checked_when_prepared();
+
+/// `Sub`: `x - y` (integers wrap). Gradient `(g, -g)`.
+pub static SUB: BinaryOp =
+    BinaryOp::broadcasting("Sub", crate::binary_fns!(float: |x, y| x - y, int: |x, y| x.wrapping_sub(y)), |c| {
+        broadcast_grads(c, |s, g| Ok((g.clone(), neg(s, &g)?)))
+    })
+    .dtypes_checked_when_prepared();
+
+/// `Mul`: `x * y` (integers wrap). Gradient `(g * y, x * g)`.
+pub static MUL: BinaryOp =
+    BinaryOp::broadcasting("Mul", crate::binary_fns!(float: |x, y| x * y, int: |x, y| x.wrapping_mul(y)), |c| {
+        let (x, y) = (&c.inputs[0], &c.inputs[1]);
+        broadcast_grads(c, |s, g| Ok((mul(s, &g, y)?, mul(s, x, &g)?)))
+    })
+    .dtypes_checked_when_prepared();
+
+/// `RealDiv`: `x / y` (integers truncate; an integer 0 divisor is `InvalidArgument`).
+/// Gradient `(g / y, g * (-x / y / y))`.
+pub static REAL_DIV: BinaryOp =
+    BinaryOp::broadcasting("RealDiv", crate::binary_fns!(float: |x, y| x / y, int: |x, y| x.wrapping_div(y)), |c| {
+        let (x, y) = (&c.inputs[0], &c.inputs[1]);
+        broadcast_grads(c, |s, g| {
+            let gx = div(s, &g, y)?;
+            let gy = mul(s, &g, &div(s, &div(s, &neg(s, x)?, y)?, y)?)?;
+            Ok((gx, gy))
+        })
+    })
+    .nonzero_int_divisor()
+    .dtypes_checked_when_prepared();
+
+/// `Maximum`: the larger of `x` and `y`; NaN propagates from either side. Gradient: `g`
+/// to `x` where `x >= y`, else to `y`.
+pub static MAXIMUM: BinaryOp = BinaryOp::broadcasting(
+    "Maximum",
+    crate::binary_fns!(float: |x, y| if x.is_nan() || x >= y { x } else { y }, int: |x, y| x.max(y)),
+    |c| max_min_grad(c, greater_equal, less),
+)
+.dtypes_checked_when_prepared();
+
+/// `Minimum`: the smaller of `x` and `y`; NaN propagates from either side. Gradient: `g`
+/// to `x` where `x <= y`, else to `y`.
+pub static MINIMUM: BinaryOp = BinaryOp::broadcasting(
+    "Minimum",
+    crate::binary_fns!(float: |x, y| if x.is_nan() || x <= y { x } else { y }, int: |x, y| x.min(y)),
+    |c| max_min_grad(c, less_equal, greater),
+)
+.dtypes_checked_when_prepared();
+
+/// `FloorDiv`: `x // y` as Python, rounding toward negative infinity (an integer 0
+/// divisor is `InvalidArgument`; `MIN // -1` wraps). No gradient, as in TensorFlow.
+pub static FLOOR_DIV: BinaryOp = BinaryOp::broadcasting(
+    "FloorDiv",
+    crate::binary_fns!(
+        float: |x, y| (x / y).floor(),
+        int: |x, y| if y == -1 { x.wrapping_neg() } else { int_floor_div(x, y) }
+    ),
+    no_gradient,
+)
+.nonzero_int_divisor();
+
+/// `FloorMod`: `x % y` as Python, the remainder taking the sign of `y` (an integer 0
+/// divisor is `InvalidArgument`; a float one gives NaN). Gradient (TensorFlow's
+/// `_FloorModGrad`): `(g, -g * floor_div(x, y))`.
+pub static FLOOR_MOD: BinaryOp = BinaryOp::broadcasting(
+    "FloorMod",
+    crate::binary_fns!(
+        float: |x, y| {
+            let r = x % y;
+            if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+                r + y
+            } else {
+                r
+            }
+        },
+        int: |x, y| if y == -1 { 0 } else { int_floor_mod(x, y) }
+    ),
+    |c| {
+        let (x, y) = (&c.inputs[0], &c.inputs[1]);
+        broadcast_grads(c, |s, g| {
+            let gy = mul(s, &g, &neg(s, &floor_div(s, x, y)?)?)?;
+            Ok((g, gy))
+        })
+    },
+)
+.nonzero_int_divisor();
+
+/// `Neg`: `-x` (float32, float64, int32, int64; integers wrap). Gradient `-g`.
+pub static NEG: UnaryOp = UnaryOp::new("Neg", crate::unary_fns!(float: |x| -x, int: |x| x.wrapping_neg()), |c| {
+    Ok(vec![Some(neg(c.scope, &c.grad(0)?)?)])
+});
+
+/// The gradients of a broadcasting op: `f(scope, g)` gives those for the broadcast
+/// shape, then summed back to each input's shape.
+fn broadcast_grads(
+    c: &GradCtx,
+    f: impl FnOnce(&Scope, Output) -> Result<(Output, Output)>,
+) -> Result<Vec<Option<Output>>> {
+    let s = c.scope;
+    let (gx, gy) = f(s, c.grad(0)?)?;
+    let (gx, gy) = reduce_to_inputs(s, &c.inputs[0], &c.inputs[1], gx, gy)?;
+    Ok(vec![Some(gx), Some(gy)])
+}
+
+/// TensorFlow's `_MaximumMinimumGrad`: `g` goes to `x` where `x_selected(x, y)` holds
+/// (ties to `x`), to `y` where `y_selected(x, y)` does; masks as `Cast(selector) * g`.
+fn max_min_grad(
+    c: &GradCtx,
+    x_selected: fn(&Scope, &Output, &Output) -> Result<Output>,
+    y_selected: fn(&Scope, &Output, &Output) -> Result<Output>,
+) -> Result<Vec<Option<Output>>> {
+    let (x, y) = (&c.inputs[0], &c.inputs[1]);
+    broadcast_grads(c, |s, g| {
+        let (xsel, ysel) = (x_selected(s, x, y)?, y_selected(s, x, y)?);
+        let gx = mul(s, &g, &cast(s, &xsel, g.dtype())?)?;
+        let gy = mul(&s.named("mul_1"), &g, &cast(&s.named("Cast_1"), &ysel, g.dtype())?)?;
+        Ok((gx, gy))
+    })
+}
+
+/// Integer `x % y` with the sign of `y` (`y` not 0 or -1).
+fn int_floor_mod<T: Num>(x: T, y: T) -> T {
+    let r = x - (x / y) * y;
+    if r != T::ZERO && ((r < T::ZERO) != (y < T::ZERO)) {
+        r + y
+    } else {
+        r
+    }
+}
+
+/// Integer `x / y` rounded toward negative infinity (`y` not 0 or -1).
+fn int_floor_div<T: Num>(x: T, y: T) -> T {
+    let q = x / y;
+    if q * y != x && ((x < T::ZERO) != (y < T::ZERO)) {
+        q - T::ONE
+    } else {
+        q
+    }
+}
+
+/// `x + y` in TensorFlow's Python: op `AddV2`, default name `add` (`tf.add` would name it
+/// `Add`); NumPy broadcasting. float32, float64, int32, int64 (integers wrap); dtypes must
+/// match. Errors: `InvalidArgument` naming both shapes when they do not broadcast (at build
+/// time when known, else when run); other dtypes are refused when the session runs it.
+pub fn add(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
+    binary_op(s, "AddV2", "add", x, y)
+}
+
+/// `tf.subtract(x, y)`: op `Sub`, default name `sub`; broadcasting, dtypes and errors as [`add`].
+pub fn sub(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
+    binary_op(s, "Sub", "sub", x, y)
+}
+
+/// `tf.multiply(x, y)`: op `Mul`, default name `mul`; broadcasting, dtypes and errors as [`add`].
+pub fn mul(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
+    binary_op(s, "Mul", "mul", x, y)
+}
+
+/// `tf.truediv(x, y)`: op `RealDiv`, default name `truediv`; broadcasting, dtypes and
+/// errors as [`add`]. Integers truncate toward zero and an integer `y` holding 0 is
+/// `InvalidArgument` when run; float division by 0 gives inf or NaN.
+pub fn div(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
+    binary_op(s, "RealDiv", "truediv", x, y)
+}
+
+/// `tf.maximum(x, y)`: op `Maximum`, default name `Maximum`; element-wise larger value with
+/// broadcasting (NaN propagates). float32, float64, int32, int64; dtypes must match and
+/// incompatible shapes are `InvalidArgument` naming both. The gradient goes to `x` where
+/// `x >= y`, else to `y`.
+pub fn maximum(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
+    binary_op(s, "Maximum", "Maximum", x, y)
+}
+
+/// `tf.minimum(x, y)`: op `Minimum`, default name `Minimum`; element-wise smaller value with
+/// broadcasting (NaN propagates). float32, float64, int32, int64; dtypes must match and
+/// incompatible shapes are `InvalidArgument` naming both. The gradient goes to `x` where
+/// `x <= y`, else to `y`.
+pub fn minimum(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
+    binary_op(s, "Minimum", "Minimum", x, y)
+}
+
+/// `tf.math.floormod(x, y)` (Python's `x % y`): op `FloorMod`, default name `FloorMod`,
+/// broadcasting; float32/float64/int32/int64 of one dtype. The result has the sign of `y`
+/// (`-7 % 3 = 2`, `7 % -3 = -2`). Errors: `InvalidArgument` naming both shapes when they do
+/// not broadcast, and when run with an integer `y` of 0 (float gives NaN).
+pub fn floor_mod(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
+    binary_op(s, "FloorMod", "FloorMod", x, y)
+}
+
+/// `tf.math.floordiv(x, y)` (Python's `x // y`): op `FloorDiv`, default name `floordiv`,
+/// broadcasting, rounding toward negative infinity. Errors as [`floor_mod`]. No gradient.
+pub fn floor_div(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
+    binary_op(s, "FloorDiv", "floordiv", x, y)
+}
+
+/// `tf.negative(x)`: op `Neg` (`-x`), default name `Neg`. Same dtype (float32, float64,
+/// int32, int64) and shape as `x`; other dtypes are `InvalidArgument` at build time.
+pub fn neg(s: &Scope, x: &Output) -> Result<Output> {
+    unary_op(s, "Neg", "Neg", x)
+}
+
+/// `AddN(inputs)`: the sum of N tensors of one dtype and shape (attrs `N`, `T`), as
+/// TensorFlow adds up gradients. float32, float64, int32, int64. Errors:
+/// `InvalidArgument` for no input or shapes that differ (at build time when known).
+/// Gradient: the incoming gradient to every input.
+pub struct AddN;
+impl OpDef for AddN {
+    fn op_type(&self) -> &'static str {
+        "AddN"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        if ctx.inputs.is_empty() {
+            return Err(Error::invalid_argument("AddN needs at least one input"));
+        }
+        let t = ctx.same_dtypes()?;
+        let mut shape = ctx.shape(0).clone();
+        for i in 1..ctx.inputs.len() {
+            shape = shape.merge(ctx.shape(i)).ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "AddN inputs must have one shape: {} vs {}",
+                    ctx.shape(0),
+                    ctx.shape(i)
+                ))
+            })?;
+        }
+        Ok(vec![(t, shape)])
+    }
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
+        let f = crate::dispatch_numeric!(t, "AddN", T => add_n_kernel::<T>);
+        Ok(Some(Box::new(FnKernel(f))))
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        Ok(vec![ctx.grads[0].clone(); ctx.inputs.len()])
+    }
+}
+
+fn add_n_kernel<T: Num>(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+    let first = ctx.input(0);
+    let mut acc = first.as_slice::<T>()?.to_vec();
+    for x in &ctx.inputs[1..] {
+        if x.shape() != first.shape() {
+            return Err(Error::invalid_argument("AddN inputs must have one shape"));
+        }
+        for (a, &b) in acc.iter_mut().zip(x.as_slice::<T>()?) {
+            *a += b;
+        }
+    }
+    Ok(vec![Tensor::new(first.shape(), acc)?])
+}
+
+/// `tf.add_n(xs)`: op `AddN`, default name `AddN`; the sum of `xs` (one dtype and shape).
+pub fn add_n(s: &Scope, xs: &[Output]) -> Result<Output> {
+    let t = xs.first().map(|x| x.dtype()).unwrap_or(DType::Float);
+    s.op("AddN", "AddN").inputs(xs).attr("N", xs.len() as i64).attr("T", t).build_output()
+}

@@ -1,0 +1,111 @@
+//! `MatMul`: the product of two matrices, with `transpose_a` / `transpose_b` parsed once
+//! when the session prepares the node.
+
+use super::binary::no_kernel;
+use crate::error::{Error, Result};
+use crate::graph::{Node, Output, Scope};
+use crate::ops::kernels::matmul as matmul_kernel;
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::tensor::{DType, Shape, Tensor};
+
+pub(super) static DEFS: &[&dyn OpDef] = &[&MatMul];
+
+/// `MatMul(a, b)`: `a @ b` for rank-2 float32/float64 tensors of one dtype; attrs
+/// `transpose_a`, `transpose_b` (default false) transpose an operand first. Errors:
+/// `InvalidArgument` for another rank or mismatched inner dimensions (naming both shapes;
+/// at build time when known), a non-bool transpose attr or another dtype (when the session
+/// prepares the node). Gradient: TensorFlow's `_MatMulGrad`.
+pub struct MatMul;
+
+/// The `transpose_a`, `transpose_b` attrs of a `MatMul` node.
+fn transposes(node: &Node) -> Result<(bool, bool)> {
+    Ok((node.attr_bool_or("transpose_a", false)?, node.attr_bool_or("transpose_b", false)?))
+}
+
+impl OpDef for MatMul {
+    fn op_type(&self) -> &'static str {
+        "MatMul"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        let t = ctx.same_dtypes()?;
+        let (ta, tb) = transposes(ctx.node)?;
+        let (a, b) = (ctx.shape(0), ctx.shape(1));
+        if a.rank().is_some_and(|r| r != 2) || b.rank().is_some_and(|r| r != 2) {
+            return Err(Error::invalid_argument(format!("Shape must be rank 2 but is rank {a} and {b}")));
+        }
+        let (m, k) = if ta { (a.dim(1), a.dim(0)) } else { (a.dim(0), a.dim(1)) };
+        let (k2, n) = if tb { (b.dim(1), b.dim(0)) } else { (b.dim(0), b.dim(1)) };
+        if let (Some(k), Some(k2)) = (k, k2) {
+            if k != k2 {
+                return Err(Error::invalid_argument(format!(
+                    "Dimensions must be equal, but are {k} and {k2} for MatMul with input shapes {a}, {b}"
+                )));
+            }
+        }
+        Ok(vec![(t, Shape::partial(&[m, n]))])
+    }
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let (transpose_a, transpose_b) = transposes(node)?;
+        let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
+        if !matches!(t, DType::Float | DType::Double) {
+            return Err(no_kernel("MatMul", t));
+        }
+        Ok(Some(Box::new(MatMulKernel { transpose_a, transpose_b })))
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let (ta, tb) = transposes(ctx.node)?;
+        let (a, b) = (&ctx.inputs[0], &ctx.inputs[1]);
+        let g = ctx.grad(0)?;
+        let s1 = s.named("MatMul_1");
+        let mm_a = |s: &Scope, x: &Output, y: &Output, ta, tb| matmul_op(s, x, y, (ta, tb), (true, false));
+        let mm_b = |s: &Scope, x: &Output, y: &Output, ta, tb| matmul_op(s, x, y, (ta, tb), (false, true));
+        let (ga, gb) = match (ta, tb) {
+            (false, false) => (mm_a(s, &g, b, false, true)?, mm_b(&s1, a, &g, true, false)?),
+            (false, true) => (mm_a(s, &g, b, false, false)?, mm_b(&s1, &g, a, true, false)?),
+            (true, false) => (mm_a(s, b, &g, false, true)?, mm_b(&s1, a, &g, false, false)?),
+            (true, true) => (mm_a(s, b, &g, true, true)?, mm_b(&s1, &g, a, true, true)?),
+        };
+        Ok(vec![Some(ga), Some(gb)])
+    }
+}
+
+/// A prepared `MatMul`: its transposes.
+struct MatMulKernel {
+    transpose_a: bool,
+    transpose_b: bool,
+}
+
+impl Kernel for MatMulKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        Ok(vec![matmul_kernel(ctx.input(0), ctx.input(1), self.transpose_a, self.transpose_b)?])
+    }
+}
+
+/// `tf.matmul(a, b)`: op `MatMul`, default name `MatMul`; see [`matmul_t`].
+pub fn matmul(s: &Scope, a: &Output, b: &Output) -> Result<Output> {
+    matmul_t(s, a, b, false, false)
+}
+
+/// `tf.matmul(a, b, transpose_a, transpose_b)`: op `MatMul`, default name `MatMul`. `a`
+/// and `b` are float32/float64 matrices of one dtype; `[m, k] @ [k, n]` after the
+/// transposes gives `[m, n]`. Errors: `InvalidArgument` naming both shapes for another
+/// rank or mismatched inner dimensions.
+pub fn matmul_t(s: &Scope, a: &Output, b: &Output, transpose_a: bool, transpose_b: bool) -> Result<Output> {
+    matmul_op(s, a, b, (transpose_a, transpose_b), (false, false))
+}
+
+/// A `MatMul` with its `grad_a`/`grad_b` attrs (TensorFlow 2.21 marks the products its
+/// gradient makes: `grad_a` on the one computing d/da, `grad_b` on d/db).
+fn matmul_op(s: &Scope, a: &Output, b: &Output, transpose: (bool, bool), grad: (bool, bool)) -> Result<Output> {
+    s.op("MatMul", "MatMul")
+        .input(a)
+        .input(b)
+        .attr("T", a.dtype())
+        .attr("transpose_a", transpose.0)
+        .attr("transpose_b", transpose.1)
+        .attr("grad_a", grad.0)
+        .attr("grad_b", grad.1)
+        .build_output()
+}

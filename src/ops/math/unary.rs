@@ -1,0 +1,151 @@
+//! The element-wise one-input mechanism: [`UnaryOp`], one table per op (per-dtype kernel
+//! functions, gradient), whose [`OpDef::prepare`] picks the kernel function for the node's
+//! dtype once. The tables are in `arithmetic.rs` (Neg), `functions.rs` (Square, Sqrt, ...)
+//! and `nn.rs` (Relu, Sigmoid, Tanh).
+
+use super::binary::{has_zero, no_kernel};
+use super::GradFn;
+use crate::error::{Error, Result};
+use crate::graph::{Node, Output, Scope};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::tensor::{DType, Shape, Tensor};
+
+/// A whole-tensor kernel function of one input (the element function inlined into the loop).
+pub type Map1 = fn(&Tensor) -> Result<Tensor>;
+
+/// The kernel functions of a [`UnaryOp`] per dtype (`None`: no kernel for it); the output
+/// has the input's dtype. Written with [`unary_fns!`](crate::unary_fns).
+#[derive(Clone, Copy)]
+pub struct UnaryFns {
+    /// For float32.
+    pub f32: Option<Map1>,
+    /// For float64.
+    pub f64: Option<Map1>,
+    /// For int32.
+    pub i32: Option<Map1>,
+    /// For int64.
+    pub i64: Option<Map1>,
+}
+
+impl UnaryFns {
+    /// The kernel function for dtype `t`.
+    pub fn get(&self, t: DType) -> Option<Map1> {
+        match t {
+            DType::Float => self.f32,
+            DType::Double => self.f64,
+            DType::Int32 => self.i32,
+            DType::Int64 => self.i64,
+            _ => None,
+        }
+    }
+    /// The dtypes with a kernel.
+    pub fn dtypes(&self) -> Vec<DType> {
+        [DType::Float, DType::Double, DType::Int32, DType::Int64]
+            .into_iter()
+            .filter(|&t| self.get(t).is_some())
+            .collect()
+    }
+}
+
+/// `Some(kernel function)` applying element function `$f` to every `$t` element.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __map1 {
+    ($t:ty, $f:expr) => {
+        Some(|x: &$crate::tensor::Tensor| $crate::ops::kernels::unary_map::<$t, $t>(x, $f))
+    };
+}
+
+/// [`UnaryFns`] from element functions (each a closure written once, typed per dtype):
+/// `float: f` (float32, float64) or `float: f, int: g` (and int32, int64).
+#[macro_export]
+macro_rules! unary_fns {
+    (float: $f:expr) => {
+        $crate::ops::math::UnaryFns {
+            f32: $crate::__map1!(f32, $f),
+            f64: $crate::__map1!(f64, $f),
+            i32: None,
+            i64: None,
+        }
+    };
+    (float: $f:expr, int: $i:expr) => {
+        $crate::ops::math::UnaryFns {
+            f32: $crate::__map1!(f32, $f),
+            f64: $crate::__map1!(f64, $f),
+            i32: $crate::__map1!(i32, $i),
+            i64: $crate::__map1!(i64, $i),
+        }
+    };
+}
+
+/// An element-wise op of one input: output dtype and shape are the input's. Build time:
+/// `InvalidArgument` for a dtype without a kernel (naming the dtypes accepted).
+pub struct UnaryOp {
+    op_type: &'static str,
+    fns: UnaryFns,
+    int_zero_invalid: bool,
+    grad: GradFn,
+}
+
+impl UnaryOp {
+    /// The op `op_type` computing `fns`, with gradient `grad`.
+    pub const fn new(op_type: &'static str, fns: UnaryFns, grad: GradFn) -> UnaryOp {
+        UnaryOp { op_type, fns, int_zero_invalid: false, grad }
+    }
+    /// This op, refusing an integer input holding 0 when run (`Reciprocal`: `1 / 0` has
+    /// no integer value).
+    pub const fn nonzero_int_input(mut self) -> UnaryOp {
+        self.int_zero_invalid = true;
+        self
+    }
+}
+
+impl OpDef for UnaryOp {
+    fn op_type(&self) -> &'static str {
+        self.op_type
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        let t = ctx.check_dtype(0, &self.fns.dtypes())?;
+        Ok(vec![(t, ctx.shape(0).clone())])
+    }
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
+        let f = self.fns.get(t).ok_or_else(|| no_kernel(self.op_type, t))?;
+        let zero_input: Option<fn(&Tensor) -> Result<bool>> = match t {
+            DType::Int32 if self.int_zero_invalid => Some(has_zero::<i32>),
+            DType::Int64 if self.int_zero_invalid => Some(has_zero::<i64>),
+            _ => None,
+        };
+        Ok(Some(Box::new(UnaryKernel { f, zero_input })))
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        (self.grad)(ctx)
+    }
+}
+
+/// A prepared [`UnaryOp`]: its kernel function for the node's dtype.
+struct UnaryKernel {
+    f: Map1,
+    zero_input: Option<fn(&Tensor) -> Result<bool>>,
+}
+
+impl Kernel for UnaryKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let x = ctx.input(0);
+        if let Some(has_zero) = self.zero_input {
+            if has_zero(x)? {
+                return Err(Error::invalid_argument(format!(
+                    "{} of an integer tensor holding 0 (integer division by zero)",
+                    ctx.op_type()
+                )));
+            }
+        }
+        Ok(vec![(self.f)(x)?])
+    }
+}
+
+/// Builds a one-input op `op_type` (attr `T`) named `default`.
+pub(crate) fn unary_op(s: &Scope, op_type: &str, default: &str, x: &Output) -> Result<Output> {
+    s.op(op_type, default).input(x).attr("T", x.dtype()).build_output()
+}
