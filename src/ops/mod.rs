@@ -38,10 +38,7 @@ pub use registry::{lookup, registered_op_types};
 pub use resource_variable::{
     assign_add_variable_op, assign_sub_variable_op, assign_variable_op, read_variable_op, var_is_initialized_op,
 };
-pub use shape_ops::{
-    concat, concat_dyn, floor_div, floor_mod, gather, gather_dyn, range, range_dyn, reduce_prod, shape_as, slice,
-    slice_dyn, squeeze, stack, tile, tile_dyn, transpose, transpose_dyn, unsorted_segment_sum, unstack,
-};
+pub use shape_ops::{floor_div, floor_mod, reduce_prod};
 pub use unary::{exp, log, reciprocal, rsqrt, sqrt, square};
 
 /// What shape inference sees of a node being added: its attrs and the dtype and

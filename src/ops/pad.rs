@@ -4,9 +4,10 @@
 //! The kernels work for every dtype (bool and string included): the output gathers flat
 //! element indices from the input followed by one fill element.
 
-use super::array::{constant, index_dtype, index_tensor, int_values, reshape, reshape_to};
+use super::array::{
+    concat, constant, index_dtype, index_tensor, int_values, reshape, reshape_to, shape_as, slice_dyn, stack,
+};
 use super::math::sub;
-use super::shape_ops::{concat, slice_dyn, stack};
 use super::{GradCtx, InferCtx, KernelCtx, OpDef};
 use crate::error::{Error, Result};
 use crate::graph::{Output, Scope};
@@ -194,7 +195,7 @@ fn shape_or_const(s: &Scope, name: &str, x: &Output, dtype: DType) -> Result<Out
             let v: Vec<f64> = d.iter().map(|&v| v as f64).collect();
             constant(&s.named(name), Tensor::from_f64(dtype, &[v.len()], &v)?)
         }
-        None => super::shape_ops::shape_as(&s.named(name), x, dtype),
+        None => shape_as(&s.named(name), x, dtype),
     }
 }
 
