@@ -6,7 +6,7 @@
 //! `padding = "EXPLICIT"`, dilations other than 1, grouped convolutions.
 //!
 //! Each op's kernel is prepared once per node: the window attrs (`strides`, `padding`,
-//! `data_format`, `dilations`, `ksize`) parsed and checked into [`Attrs`], and the kernel
+//! `data_format`, `dilations`, `ksize`) parsed and checked into one `Attrs`, and the kernel
 //! function chosen for the node's dtype; a run only reads tensors.
 
 use super::array::int_values;
