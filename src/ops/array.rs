@@ -1,10 +1,43 @@
-//! Array ops: Const, Placeholder, PlaceholderWithDefault, Identity, NoOp, Reshape,
-//! Shape, Size, Fill, ZerosLike, OnesLike, Cast, ExpandDims.
+//! Array ops (TensorFlow's `array_ops`). This file: Const, Placeholder,
+//! PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, Size, Fill, ZerosLike, OnesLike,
+//! Cast and ExpandDims. One file per family under `array/`: ConcatV2/ConcatOffset
+//! (`concat`), Pack/Unpack (`stack`), Slice (`slice`), Tile (`tile`), GatherV2 (`gather`),
+//! UnsortedSegmentSum (`segment`), Transpose/InvertPermutation (`transpose`), Squeeze
+//! (`squeeze`) and Range (`range`); `layout` holds the flat-index helpers their kernels share.
+//!
+//! The data-movement kernels (concat, pack, slice, tile, gather, transpose) work for
+//! every dtype (bool and string included) by gathering flat element indices.
 
-use super::{GradCtx, InferCtx, KernelCtx, OpDef};
+mod concat;
+mod gather;
+mod layout;
+mod range;
+mod segment;
+mod slice;
+mod squeeze;
+mod stack;
+mod tile;
+mod transpose;
+
+pub use concat::{concat, concat_dyn, ConcatOffset, ConcatV2};
+pub use gather::{gather, gather_dyn, GatherV2};
+pub use range::{range, range_dyn, Range};
+pub use segment::{unsorted_segment_sum, UnsortedSegmentSum};
+pub use slice::{slice, slice_dyn, Slice};
+pub use squeeze::{squeeze, Squeeze};
+pub use stack::{stack, unstack, Pack, Unpack};
+pub use tile::{tile, tile_dyn, Tile};
+pub use transpose::{transpose, transpose_dyn, InvertPermutation, Transpose};
+
+use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
 use crate::error::{Error, Result};
-use crate::graph::{Output, Scope};
+use crate::graph::{Node, Output, Scope};
 use crate::tensor::{DType, Shape, Tensor};
+
+/// The int32/int64 dtypes of index, shape and axis arguments.
+const INTS: &[DType] = &[DType::Int32, DType::Int64];
+/// The dtypes of the numeric kernels.
+const NUMBERS: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::Int64];
 
 pub(super) static DEFS: &[&dyn OpDef] = &[
     &Const,
@@ -20,7 +53,34 @@ pub(super) static DEFS: &[&dyn OpDef] = &[
     &OnesLike,
     &Cast,
     &ExpandDims,
+    &ConcatV2,
+    &ConcatOffset,
+    &Pack,
+    &Unpack,
+    &Slice,
+    &Tile,
+    &GatherV2,
+    &UnsortedSegmentSum,
+    &Transpose,
+    &InvertPermutation,
+    &Squeeze,
+    &Range,
 ];
+
+/// The prepared-kernel result of [`OpDef::prepare`] for `kernel`.
+fn prepared(kernel: impl Kernel + 'static) -> Result<Option<Box<dyn Kernel>>> {
+    Ok(Some(Box::new(kernel)))
+}
+
+/// The prepared kernel of an op with nothing to prepare: the function `f`.
+fn plain(f: fn(&mut KernelCtx) -> Result<Vec<Tensor>>) -> Result<Option<Box<dyn Kernel>>> {
+    prepared(FnKernel(f))
+}
+
+/// The kernel that passes input 0 through (Identity, PlaceholderWithDefault).
+fn pass_through(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+    Ok(vec![ctx.input(0).clone()])
+}
 
 fn one(dtype: DType, shape: Shape) -> Result<Vec<(DType, Shape)>> {
     Ok(vec![(dtype, shape)])
@@ -73,8 +133,16 @@ impl OpDef for Const {
         }
         one(t.dtype(), Shape::known(t.shape()))
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        Ok(vec![ctx.node.attr_tensor("value")?.clone()])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        prepared(ConstKernel(node.attr_tensor("value")?.clone()))
+    }
+}
+
+/// The kernel of a `Const`: its value, taken from the attr once.
+struct ConstKernel(Tensor);
+impl Kernel for ConstKernel {
+    fn compute(&self, _: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        Ok(vec![self.0.clone()])
     }
 }
 
@@ -100,11 +168,20 @@ impl OpDef for Placeholder {
         let shape = ctx.node.attr_shape_or("shape", Shape::unknown())?;
         one(ctx.node.attr_type("dtype")?, shape)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        prepared(PlaceholderKernel(node.attr_type("dtype")?))
+    }
+}
+
+/// The kernel of an unfed `Placeholder` (a fed one does not run): the error naming it and
+/// its dtype.
+struct PlaceholderKernel(DType);
+impl Kernel for PlaceholderKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         Err(Error::invalid_argument(format!(
             "You must feed a value for placeholder tensor '{}' with dtype {}",
-            ctx.node.name,
-            ctx.node.attr_type("dtype")?
+            ctx.node_name(),
+            self.0
         )))
     }
 }
@@ -126,8 +203,8 @@ impl OpDef for PlaceholderWithDefault {
         let shape = ctx.node.attr_shape_or("shape", ctx.shape(0).clone())?;
         one(ctx.dtype(0), shape)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        Ok(vec![ctx.input(0).clone()])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        plain(pass_through)
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Ok(vec![ctx.grads[0].clone()])
@@ -154,8 +231,8 @@ impl OpDef for Identity {
         ctx.check_type_attr("T", 0)?;
         one(ctx.dtype(0), ctx.shape(0).clone())
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        Ok(vec![ctx.input(0).clone()])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        plain(pass_through)
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Ok(vec![ctx.grads[0].clone()])
@@ -176,8 +253,8 @@ impl OpDef for NoOp {
     fn infer(&self, _: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         Ok(vec![])
     }
-    fn compute(&self, _: &KernelCtx) -> Result<Vec<Tensor>> {
-        Ok(vec![])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        plain(|_| Ok(vec![]))
     }
 }
 
@@ -239,11 +316,13 @@ impl OpDef for Reshape {
         };
         one(ctx.dtype(0), shape)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let x = ctx.input(0);
-        let dims = resolve_shape(&int_values(ctx.input(1))?, Some(x.num_elements()))?;
-        let dims: Vec<usize> = dims.into_iter().map(|d| d.unwrap_or(0)).collect();
-        Ok(vec![x.reshape(&dims)?])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        plain(|ctx| {
+            let x = ctx.input(0);
+            let dims = resolve_shape(&int_values(ctx.input(1))?, Some(x.num_elements()))?;
+            let dims: Vec<usize> = dims.into_iter().map(|d| d.unwrap_or(0)).collect();
+            Ok(vec![x.reshape(&dims)?])
+        })
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
@@ -275,10 +354,8 @@ impl OpDef for ShapeOp {
         let out = ctx.node.attr_type("out_type").unwrap_or(DType::Int32);
         one(out, Shape::partial(&[ctx.shape(0).rank()]))
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let d: Vec<f64> = ctx.input(0).shape().iter().map(|&d| d as f64).collect();
-        let out = ctx.node.attr_type("out_type").unwrap_or(DType::Int32);
-        Ok(vec![Tensor::from_f64(out, &[d.len()], &d)?])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        prepared(ShapeKernel { out_type: out_type(node)?, size: false })
     }
 }
 
@@ -297,9 +374,37 @@ impl OpDef for Size {
         ctx.expect_inputs(1)?;
         one(ctx.node.attr_type("out_type").unwrap_or(DType::Int32), Shape::scalar())
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let out = ctx.node.attr_type("out_type").unwrap_or(DType::Int32);
-        Ok(vec![Tensor::from_f64(out, &[], &[ctx.input(0).num_elements() as f64])?])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        prepared(ShapeKernel { out_type: out_type(node)?, size: true })
+    }
+}
+
+/// The `out_type` attr of `Shape`/`Size`: int32 (the default) or int64.
+/// Errors: `InvalidArgument` naming the node for another dtype.
+fn out_type(node: &Node) -> Result<DType> {
+    let t = if node.attrs.contains_key("out_type") { node.attr_type("out_type")? } else { DType::Int32 };
+    if !INTS.contains(&t) {
+        return Err(Error::invalid_argument(format!(
+            "attr 'out_type' of op '{}' ({}) must be int32 or int64, got {t}",
+            node.name, node.op_type
+        )));
+    }
+    Ok(t)
+}
+
+/// The kernel of `Shape` (the input's dimensions) and `Size` (its element count), of
+/// dtype `out_type`.
+struct ShapeKernel {
+    out_type: DType,
+    size: bool,
+}
+impl Kernel for ShapeKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let x = ctx.input(0);
+        let v: Vec<i64> =
+            if self.size { vec![x.num_elements() as i64] } else { x.shape().iter().map(|&d| d as i64).collect() };
+        let shape: &[usize] = if self.size { &[] } else { &[v.len()] };
+        Ok(vec![index_tensor(shape, &v, self.out_type)?])
     }
 }
 
@@ -322,17 +427,19 @@ impl OpDef for Fill {
         };
         one(ctx.dtype(1), shape)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let dims = int_values(ctx.input(0))?;
-        if dims.iter().any(|&d| d < 0) {
-            return Err(Error::invalid_argument(format!("Fill dims must be non-negative, got {dims:?}")));
-        }
-        let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
-        let v = ctx.input(1);
-        if v.num_elements() != 1 {
-            return Err(Error::invalid_argument("Fill value must be a scalar"));
-        }
-        Ok(vec![Tensor::filled(v, &dims)?])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        plain(|ctx| {
+            let dims = int_values(ctx.input(0))?;
+            if dims.iter().any(|&d| d < 0) {
+                return Err(Error::invalid_argument(format!("Fill dims must be non-negative, got {dims:?}")));
+            }
+            let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+            let v = ctx.input(1);
+            if v.num_elements() != 1 {
+                return Err(Error::invalid_argument("Fill value must be a scalar"));
+            }
+            Ok(vec![Tensor::filled(v, &dims)?])
+        })
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         // sum every element, whatever the rank: reshape to [-1], sum axis 0
@@ -363,9 +470,11 @@ macro_rules! like_op {
                 ctx.expect_inputs(1)?;
                 one(ctx.dtype(0), ctx.shape(0).clone())
             }
-            fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-                let x = ctx.input(0);
-                Ok(vec![Tensor::filled(&Tensor::from_f64(x.dtype(), &[], &[$val])?, x.shape())?])
+            fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+                plain(|ctx| {
+                    let x = ctx.input(0);
+                    Ok(vec![Tensor::filled(&Tensor::from_f64(x.dtype(), &[], &[$val])?, x.shape())?])
+                })
             }
         }
     };
@@ -393,14 +502,8 @@ impl OpDef for Cast {
         ctx.expect_inputs(1)?;
         one(ctx.node.attr_type("DstT")?, ctx.shape(0).clone())
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let x = ctx.input(0);
-        let dst = ctx.node.attr_type("DstT")?;
-        if x.dtype() == dst {
-            return Ok(vec![x.clone()]);
-        }
-        let v = x.to_f64_vec()?;
-        Ok(vec![Tensor::from_f64(dst, x.shape(), &v)?])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        prepared(CastKernel { dst: node.attr_type("DstT")? })
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let src = ctx.inputs[0].dtype();
@@ -408,6 +511,21 @@ impl OpDef for Cast {
             return Ok(vec![None]);
         }
         Ok(vec![Some(cast(ctx.scope, &ctx.grad(0)?, src)?)])
+    }
+}
+
+/// The kernel of `Cast` to `dst` (the `DstT` attr, read once).
+struct CastKernel {
+    dst: DType,
+}
+impl Kernel for CastKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let x = ctx.input(0);
+        if x.dtype() == self.dst {
+            return Ok(vec![x.clone()]);
+        }
+        let v = x.to_f64_vec()?;
+        Ok(vec![Tensor::from_f64(self.dst, x.shape(), &v)?])
     }
 }
 
@@ -444,12 +562,14 @@ impl OpDef for ExpandDims {
         };
         one(ctx.dtype(0), shape)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let x = ctx.input(0);
-        let ax = Self::axis(int_values(ctx.input(1))?.first().copied().unwrap_or(0), x.rank())?;
-        let mut d = x.shape().to_vec();
-        d.insert(ax, 1);
-        Ok(vec![x.reshape(&d)?])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        plain(|ctx| {
+            let x = ctx.input(0);
+            let ax = Self::axis(int_values(ctx.input(1))?.first().copied().unwrap_or(0), x.rank())?;
+            let mut d = x.shape().to_vec();
+            d.insert(ax, 1);
+            Ok(vec![x.reshape(&d)?])
+        })
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
@@ -468,4 +588,21 @@ pub fn expand_dims(s: &Scope, x: &Output, axis: i32) -> Result<Output> {
         .attr("T", x.dtype())
         .attr("Tdim", DType::Int32)
         .build_output()
+}
+
+/// `tf.shape(x, out_type=dtype)`: op `Shape` with `out_type` int32 or int64, default name
+/// `Shape`; a 1-d tensor of `x`'s rank.
+pub fn shape_as(s: &Scope, x: &Output, dtype: DType) -> Result<Output> {
+    s.op("Shape", "Shape").input(x).attr("T", x.dtype()).attr("out_type", dtype).build_output()
+}
+
+/// A constant `Const` named `<base>/<suffix>` for an op about to be named `base`.
+fn const_under(s: &Scope, base: &str, suffix: &str, value: Tensor) -> Result<Output> {
+    constant(&s.named(&format!("{base}/{suffix}/")), value)
+}
+
+/// The constant value of an op output at gradient-building time (a `Const` node).
+fn const_value(o: &Output) -> Option<Tensor> {
+    let n = o.graph().node(o.op().id());
+    (n.op_type == "Const").then(|| n.attr_tensor("value").ok().cloned()).flatten()
 }

@@ -4,10 +4,14 @@
 //!
 //! Not supported (errors `Unimplemented` naming the op): `data_format = "NCHW"`,
 //! `padding = "EXPLICIT"`, dilations other than 1, grouped convolutions.
+//!
+//! Each op's kernel is prepared once per node: the window attrs (`strides`, `padding`,
+//! `data_format`, `dilations`, `ksize`) parsed and checked into one `Attrs`, and the kernel
+//! function chosen for the node's dtype; a run only reads tensors.
 
 use super::array::int_values;
 use super::kernels::{matmul as matmul_kernel, Float, Num};
-use super::{GradCtx, InferCtx, KernelCtx, OpDef};
+use super::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
@@ -42,8 +46,43 @@ fn string_attr(node: &Node, name: &str, default: &str) -> Result<String> {
     }
 }
 
-/// The window attrs shared by the convolution and pooling ops.
-#[derive(Clone, Copy)]
+/// The dtype a node's kernel runs on: that of its (first) output, which inference set
+/// from the input the op dispatches on.
+fn node_dtype(node: &Node) -> DType {
+    node.outputs.first().map_or(DType::Float, |o| o.0)
+}
+
+/// `InvalidArgument` naming the node, its `T` attr and the dtypes its kernel accepts.
+fn unsupported_dtype(node: &Node, t: DType, accepted: &str) -> Error {
+    Error::invalid_argument(format!(
+        "{} '{}': attr T = {t} is not supported; this kernel accepts {accepted}",
+        node.op_type, node.name
+    ))
+}
+
+/// `f32` or `f64` by the node's dtype (see [`node_dtype`]).
+fn pick_float<F>(node: &Node, f32: F, f64: F) -> Result<F> {
+    match node_dtype(node) {
+        DType::Float => Ok(f32),
+        DType::Double => Ok(f64),
+        t => Err(unsupported_dtype(node, t, "float32, float64")),
+    }
+}
+
+/// One of `[f32, f64, i32, i64]` by the node's dtype (see [`node_dtype`]).
+fn pick_numeric<F>(node: &Node, [f32, f64, i32, i64]: [F; 4]) -> Result<F> {
+    match node_dtype(node) {
+        DType::Float => Ok(f32),
+        DType::Double => Ok(f64),
+        DType::Int32 => Ok(i32),
+        DType::Int64 => Ok(i64),
+        t => Err(unsupported_dtype(node, t, "float32, float64, int32, int64")),
+    }
+}
+
+/// The window attrs shared by the convolution and pooling ops, parsed and checked once
+/// (by inference, and when a kernel is prepared).
+#[derive(Clone, Copy, Debug)]
 struct Attrs {
     /// (kernel h, kernel w) for pooling (`ksize`); unused for Conv2D.
     ksize: (usize, usize),
@@ -375,14 +414,9 @@ impl OpDef for Conv2D {
         let a = read_attrs(ctx.node, false)?;
         Ok(vec![(t, conv_infer(ctx.shape(0), ctx.shape(1), &a)?)])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let a = read_attrs(ctx.node, false)?;
-        let (x, f) = (ctx.input(0), ctx.input(1));
-        let (g, o) = conv_geom(x.shape(), f.shape(), &a)?;
-        if x.dtype() != f.dtype() {
-            return Err(Error::invalid_argument(format!("Conv2D input is {} but filter is {}", x.dtype(), f.dtype())));
-        }
-        Ok(vec![crate::dispatch_float!(x.dtype(), "Conv2D", T => conv_forward::<T>(x, f, &g, o)?)])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let run = pick_float::<ConvFn>(node, conv_forward::<f32>, conv_forward::<f64>)?;
+        Ok(Some(Box::new(Conv2DKernel { attrs: read_attrs(node, false)?, run })))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
@@ -393,6 +427,57 @@ impl OpDef for Conv2D {
         let dx = conv_op(s, "Conv2DBackpropInput", ctx.node, &[&xs, f, &g])?;
         let df = conv_op(s, "Conv2DBackpropFilter", ctx.node, &[x, &fs, &g])?;
         Ok(vec![Some(dx), Some(df)])
+    }
+}
+
+/// A convolution kernel function for one dtype: (first operand, second operand, geometry,
+/// output channels) to the result. Conv2D: (input, filter); Conv2DBackpropInput: (filter,
+/// out_backprop); Conv2DBackpropFilter: (input, out_backprop).
+type ConvFn = fn(&Tensor, &Tensor, &Geom, usize) -> Result<Tensor>;
+
+/// The prepared `Conv2D` kernel: its window attrs and the im2col kernel of its dtype.
+struct Conv2DKernel {
+    attrs: Attrs,
+    run: ConvFn,
+}
+impl Kernel for Conv2DKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let (x, f) = (ctx.input(0), ctx.input(1));
+        let (g, o) = conv_geom(x.shape(), f.shape(), &self.attrs)?;
+        if x.dtype() != f.dtype() {
+            return Err(Error::invalid_argument(format!("Conv2D input is {} but filter is {}", x.dtype(), f.dtype())));
+        }
+        Ok(vec![(self.run)(x, f, &g, o)?])
+    }
+}
+
+/// The prepared `Conv2DBackpropInput` kernel.
+struct BackpropInputKernel {
+    attrs: Attrs,
+    run: ConvFn,
+}
+impl Kernel for BackpropInputKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let xs = shape_vec(ctx.input(0), "input_sizes")?;
+        let (f, dy) = (ctx.input(1), ctx.input(2));
+        let (g, o) = conv_geom(&xs, f.shape(), &self.attrs)?;
+        check_out_backprop(dy.shape(), &g, o, "Conv2DBackpropInput")?;
+        Ok(vec![(self.run)(f, dy, &g, o)?])
+    }
+}
+
+/// The prepared `Conv2DBackpropFilter` kernel.
+struct BackpropFilterKernel {
+    attrs: Attrs,
+    run: ConvFn,
+}
+impl Kernel for BackpropFilterKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let fs = shape_vec(ctx.input(1), "filter_sizes")?;
+        let (x, dy) = (ctx.input(0), ctx.input(2));
+        let (g, o) = conv_geom(x.shape(), &fs, &self.attrs)?;
+        check_out_backprop(dy.shape(), &g, o, "Conv2DBackpropFilter")?;
+        Ok(vec![(self.run)(x, dy, &g, o)?])
     }
 }
 
@@ -421,13 +506,9 @@ impl OpDef for Conv2DBackpropInput {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_backprop(ctx, 0, 1, "input_sizes")
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let a = read_attrs(ctx.node, false)?;
-        let xs = shape_vec(ctx.input(0), "input_sizes")?;
-        let (f, dy) = (ctx.input(1), ctx.input(2));
-        let (g, o) = conv_geom(&xs, f.shape(), &a)?;
-        check_out_backprop(dy.shape(), &g, o, "Conv2DBackpropInput")?;
-        Ok(vec![crate::dispatch_float!(f.dtype(), "Conv2DBackpropInput", T => conv_backprop_input::<T>(f, dy, &g, o)?)])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let run = pick_float::<ConvFn>(node, conv_backprop_input::<f32>, conv_backprop_input::<f64>)?;
+        Ok(Some(Box::new(BackpropInputKernel { attrs: read_attrs(node, false)?, run })))
     }
     // TensorFlow's _Conv2DBackpropInputGrad
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -476,15 +557,9 @@ impl OpDef for Conv2DBackpropFilter {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_backprop(ctx, 1, 0, "filter_sizes")
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let a = read_attrs(ctx.node, false)?;
-        let fs = shape_vec(ctx.input(1), "filter_sizes")?;
-        let (x, dy) = (ctx.input(0), ctx.input(2));
-        let (g, o) = conv_geom(x.shape(), &fs, &a)?;
-        check_out_backprop(dy.shape(), &g, o, "Conv2DBackpropFilter")?;
-        Ok(vec![
-            crate::dispatch_float!(x.dtype(), "Conv2DBackpropFilter", T => conv_backprop_filter::<T>(x, dy, &g, o)?),
-        ])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let run = pick_float::<ConvFn>(node, conv_backprop_filter::<f32>, conv_backprop_filter::<f64>)?;
+        Ok(Some(Box::new(BackpropFilterKernel { attrs: read_attrs(node, false)?, run })))
     }
     // TensorFlow's _Conv2DBackpropFilterGrad
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -679,16 +754,15 @@ impl OpDef for Pool {
         let a = read_attrs(ctx.node, true)?;
         Ok(vec![(t, pool_infer(ctx.shape(0), &a, self.op_type)?)])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let a = read_attrs(ctx.node, true)?;
-        let x = ctx.input(0);
-        let g = Geom::new(x.shape(), a.ksize.0, a.ksize.1, &a)?;
-        let out = if self.max {
-            crate::dispatch_numeric!(x.dtype(), "MaxPool", T => max_pool_kernel::<T>(x, &g)?)
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let run = if self.max {
+            let fns: [PoolFn; 4] =
+                [max_pool_kernel::<f32>, max_pool_kernel::<f64>, max_pool_kernel::<i32>, max_pool_kernel::<i64>];
+            pick_numeric(node, fns)?
         } else {
-            crate::dispatch_float!(x.dtype(), "AvgPool", T => avg_pool_kernel::<T>(x, &g)?)
+            pick_float::<PoolFn>(node, avg_pool_kernel::<f32>, avg_pool_kernel::<f64>)?
         };
-        Ok(vec![out])
+        Ok(Some(Box::new(PoolKernel { attrs: read_attrs(node, true)?, run })))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
@@ -707,6 +781,23 @@ impl OpDef for Pool {
             }
         }
         Ok(vec![Some(b.build_output()?)])
+    }
+}
+
+/// A pooling kernel function for one dtype: (input, geometry) to the pooled output.
+type PoolFn = fn(&Tensor, &Geom) -> Result<Tensor>;
+
+/// The prepared `MaxPool`/`AvgPool` kernel: its window attrs and the kernel of its dtype.
+struct PoolKernel {
+    attrs: Attrs,
+    run: PoolFn,
+}
+impl Kernel for PoolKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let a = &self.attrs;
+        let x = ctx.input(0);
+        let g = Geom::new(x.shape(), a.ksize.0, a.ksize.1, a)?;
+        Ok(vec![(self.run)(x, &g)?])
     }
 }
 
@@ -738,6 +829,91 @@ pub fn avg_pool(s: &Scope, value: &Output, ksize: &[i64], strides: &[i64], paddi
     pool_op(s, "AvgPool", value, ksize, strides, padding)
 }
 
+/// `MaxPoolGrad` for one dtype: `dy` routed to the first maximum in `x` of each window.
+fn max_pool_grad<T: Num>(x: &Tensor, dy: &Tensor, g: &Geom) -> Result<Tensor> {
+    let (xv, dv) = (x.as_slice::<T>()?, dy.as_slice::<T>()?);
+    let c = g.c;
+    let mut dx = vec![T::ZERO; xv.len()];
+    for n in 0..g.n {
+        for oy in 0..g.oh {
+            for ox in 0..g.ow {
+                for ch in 0..c {
+                    let mut best: Option<(usize, T)> = None;
+                    for ky in 0..g.kh {
+                        let Some(iy) = g.iy(oy, ky) else { continue };
+                        for kx in 0..g.kw {
+                            let Some(ix) = g.ix(ox, kx) else { continue };
+                            let i = ((n * g.h + iy) * g.w + ix) * c + ch;
+                            if best.is_none_or(|(_, b)| xv[i] > b) {
+                                best = Some((i, xv[i]));
+                            }
+                        }
+                    }
+                    if let Some((i, _)) = best {
+                        dx[i] += dv[((n * g.oh + oy) * g.ow + ox) * c + ch];
+                    }
+                }
+            }
+        }
+    }
+    Tensor::new(x.shape(), dx)
+}
+
+/// `AvgPoolGrad` for one dtype: `dy` spread evenly over each window's elements inside
+/// the input (of the shape `g` describes; `x` is unused).
+fn avg_pool_grad<T: Float>(_: &Tensor, dy: &Tensor, g: &Geom) -> Result<Tensor> {
+    let dv = dy.as_slice::<T>()?;
+    let c = g.c;
+    let mut dx = vec![T::ZERO; g.n * g.h * g.w * c];
+    for n in 0..g.n {
+        for oy in 0..g.oh {
+            for ox in 0..g.ow {
+                let cnt = T::from_f64(window_count(g, oy, ox).max(1) as f64);
+                let o = ((n * g.oh + oy) * g.ow + ox) * c;
+                for ky in 0..g.kh {
+                    let Some(iy) = g.iy(oy, ky) else { continue };
+                    for kx in 0..g.kw {
+                        let Some(ix) = g.ix(ox, kx) else { continue };
+                        let s = ((n * g.h + iy) * g.w + ix) * c;
+                        for ch in 0..c {
+                            dx[s + ch] += dv[o + ch] / cnt;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Tensor::new(&[g.n, g.h, g.w, g.c], dx)
+}
+
+/// A pooling-gradient kernel function for one dtype: (`orig_input` for MaxPoolGrad, an
+/// empty tensor for AvgPoolGrad; the incoming gradient; geometry) to the input's gradient.
+type PoolGradFn = fn(&Tensor, &Tensor, &Geom) -> Result<Tensor>;
+
+/// The prepared `MaxPoolGrad`/`AvgPoolGrad` kernel: window attrs and the kernel of its dtype.
+struct PoolGradKernel {
+    attrs: Attrs,
+    max: bool,
+    run: PoolGradFn,
+}
+impl Kernel for PoolGradKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let a = &self.attrs;
+        if self.max {
+            let (x, dy) = (ctx.input(0), ctx.input(2));
+            let g = Geom::new(x.shape(), a.ksize.0, a.ksize.1, a)?;
+            check_out_backprop(dy.shape(), &g, g.c, "MaxPoolGrad")?;
+            Ok(vec![(self.run)(x, dy, &g)?])
+        } else {
+            let xs = shape_vec(ctx.input(0), "orig_input_shape")?;
+            let dy = ctx.input(1);
+            let g = Geom::new(&xs, a.ksize.0, a.ksize.1, a)?;
+            check_out_backprop(dy.shape(), &g, g.c, "AvgPoolGrad")?;
+            Ok(vec![(self.run)(ctx.input(0), dy, &g)?])
+        }
+    }
+}
+
 /// `MaxPoolGrad(orig_input, orig_output, grad)`: routes each window's gradient to the
 /// first maximum of the window in `orig_input`. Attrs as [`Pool`].
 pub struct MaxPoolGrad;
@@ -751,40 +927,10 @@ impl OpDef for MaxPoolGrad {
         let t = ctx.check_dtype(0, NUMBERS)?;
         Ok(vec![(t, ctx.shape(0).clone())])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let a = read_attrs(ctx.node, true)?;
-        let (x, dy) = (ctx.input(0), ctx.input(2));
-        let g = Geom::new(x.shape(), a.ksize.0, a.ksize.1, &a)?;
-        check_out_backprop(dy.shape(), &g, g.c, "MaxPoolGrad")?;
-        let out = crate::dispatch_numeric!(x.dtype(), "MaxPoolGrad", T => {
-            let (xv, dv) = (x.as_slice::<T>()?, dy.as_slice::<T>()?);
-            let c = g.c;
-            let mut dx = vec![T::ZERO; xv.len()];
-            for n in 0..g.n {
-                for oy in 0..g.oh {
-                    for ox in 0..g.ow {
-                        for ch in 0..c {
-                            let mut best: Option<(usize, T)> = None;
-                            for ky in 0..g.kh {
-                                let Some(iy) = g.iy(oy, ky) else { continue };
-                                for kx in 0..g.kw {
-                                    let Some(ix) = g.ix(ox, kx) else { continue };
-                                    let i = ((n * g.h + iy) * g.w + ix) * c + ch;
-                                    if best.is_none_or(|(_, b)| xv[i] > b) {
-                                        best = Some((i, xv[i]));
-                                    }
-                                }
-                            }
-                            if let Some((i, _)) = best {
-                                dx[i] += dv[((n * g.oh + oy) * g.ow + ox) * c + ch];
-                            }
-                        }
-                    }
-                }
-            }
-            Tensor::new(x.shape(), dx)?
-        });
-        Ok(vec![out])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let fns: [PoolGradFn; 4] =
+            [max_pool_grad::<f32>, max_pool_grad::<f64>, max_pool_grad::<i32>, max_pool_grad::<i64>];
+        Ok(Some(Box::new(PoolGradKernel { attrs: read_attrs(node, true)?, max: true, run: pick_numeric(node, fns)? })))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Err(Error::unimplemented(format!(
@@ -811,37 +957,9 @@ impl OpDef for AvgPoolGrad {
         };
         Ok(vec![(t, shape)])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let a = read_attrs(ctx.node, true)?;
-        let xs = shape_vec(ctx.input(0), "orig_input_shape")?;
-        let dy = ctx.input(1);
-        let g = Geom::new(&xs, a.ksize.0, a.ksize.1, &a)?;
-        check_out_backprop(dy.shape(), &g, g.c, "AvgPoolGrad")?;
-        let out = crate::dispatch_float!(dy.dtype(), "AvgPoolGrad", T => {
-            let dv = dy.as_slice::<T>()?;
-            let c = g.c;
-            let mut dx = vec![T::ZERO; g.n * g.h * g.w * c];
-            for n in 0..g.n {
-                for oy in 0..g.oh {
-                    for ox in 0..g.ow {
-                        let cnt = T::from_f64(window_count(&g, oy, ox).max(1) as f64);
-                        let o = ((n * g.oh + oy) * g.ow + ox) * c;
-                        for ky in 0..g.kh {
-                            let Some(iy) = g.iy(oy, ky) else { continue };
-                            for kx in 0..g.kw {
-                                let Some(ix) = g.ix(ox, kx) else { continue };
-                                let s = ((n * g.h + iy) * g.w + ix) * c;
-                                for ch in 0..c {
-                                    dx[s + ch] += dv[o + ch] / cnt;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            Tensor::new(&xs, dx)?
-        });
-        Ok(vec![out])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let run = pick_float::<PoolGradFn>(node, avg_pool_grad::<f32>, avg_pool_grad::<f64>)?;
+        Ok(Some(Box::new(PoolGradKernel { attrs: read_attrs(node, true)?, max: false, run })))
     }
     // TensorFlow's _AvgPoolGradGrad: AvgPool of the incoming gradient
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {

@@ -17,7 +17,6 @@ pub mod ref_variable;
 mod registry;
 pub mod resource_variable;
 pub mod schema;
-pub mod shape_ops;
 pub mod training;
 mod variable_common;
 mod variables;
@@ -37,10 +36,6 @@ pub use ref_variable::{assign, assign_add, assign_sub};
 pub use registry::{lookup, registered_op_types};
 pub use resource_variable::{
     assign_add_variable_op, assign_sub_variable_op, assign_variable_op, read_variable_op, var_is_initialized_op,
-};
-pub use shape_ops::{
-    concat, concat_dyn, gather, gather_dyn, range, range_dyn, shape_as, slice, slice_dyn, squeeze, stack, tile,
-    tile_dyn, transpose, transpose_dyn, unsorted_segment_sum, unstack,
 };
 pub use variables::VariableOptions;
 

@@ -5,7 +5,7 @@
 use super::array::{cast, expand_dims, int_values, ones_like, reshape_to, scalar_like, shape, zeros_like};
 use super::kernels::{Float, Num};
 use super::math::{add, binary_op, grad_of_quadratic_grad, mul, neg, reduce_sum, sub, unary_op, BinaryOp, UnaryOp};
-use super::{GradCtx, InferCtx, KernelCtx, OpDef};
+use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
@@ -88,9 +88,24 @@ impl OpDef for BiasAdd {
         }
         Ok(vec![(t, Shape::partial(&out))])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(BiasAddKernel { nchw: is_nchw(node)? })))
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let g = ctx.grad(0)?;
+        let gb = bias_add_grad(ctx.scope, &g, ctx.node.attr("data_format").ok().cloned())?;
+        Ok(vec![Some(g), Some(gb)])
+    }
+}
+
+/// The `BiasAdd` kernel, with `data_format` read once (`nchw`: channels at dimension 1).
+struct BiasAddKernel {
+    nchw: bool,
+}
+impl Kernel for BiasAddKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         let (x, b) = (ctx.input(0), ctx.input(1));
-        let cd = channel_dim(is_nchw(ctx.node)?, x.rank(), &format!("value {}", fmt_dims(x.shape())))?;
+        let cd = channel_dim(self.nchw, x.rank(), &format!("value {}", fmt_dims(x.shape())))?;
         if b.rank() != 1 || b.shape()[0] != x.shape()[cd] || b.dtype() != x.dtype() {
             return Err(Error::invalid_argument(format!(
                 "Must provide as many biases as the channel dimension of the input tensor: {} {} vs. {} {}",
@@ -107,11 +122,6 @@ impl OpDef for BiasAdd {
             Tensor::new(x.shape(), v)?
         });
         Ok(vec![out])
-    }
-    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
-        let g = ctx.grad(0)?;
-        let gb = bias_add_grad(ctx.scope, &g, ctx.node.attr("data_format").ok().cloned())?;
-        Ok(vec![Some(g), Some(gb)])
     }
 }
 
@@ -141,19 +151,8 @@ impl OpDef for BiasAddGrad {
         };
         Ok(vec![(t, Shape::partial(&[c]))])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let x = ctx.input(0);
-        let cd = channel_dim(is_nchw(ctx.node)?, x.rank(), &format!("out_backprop {}", fmt_dims(x.shape())))?;
-        let (c, inner) = (x.shape()[cd], x.shape()[cd + 1..].iter().product::<usize>());
-        let out = crate::dispatch_numeric!(x.dtype(), "BiasAddGrad", T => {
-            let mut acc = vec![T::ZERO; c];
-            for (i, &v) in x.as_slice::<T>()?.iter().enumerate() {
-                let j = (i / inner) % c;
-                acc[j] += v;
-            }
-            Tensor::new(&[c], acc)?
-        });
-        Ok(vec![out])
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(BiasAddGradKernel { nchw: is_nchw(node)? })))
     }
     // TensorFlow's _BiasAddGradGrad: the incoming [C] gradient broadcast back over out_backprop
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -170,6 +169,27 @@ impl OpDef for BiasAddGrad {
             g
         };
         Ok(vec![Some(mul(s, &ones_like(s, x)?, &g)?)])
+    }
+}
+
+/// The `BiasAddGrad` kernel, with `data_format` read once (`nchw`: channels at dimension 1).
+struct BiasAddGradKernel {
+    nchw: bool,
+}
+impl Kernel for BiasAddGradKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let x = ctx.input(0);
+        let cd = channel_dim(self.nchw, x.rank(), &format!("out_backprop {}", fmt_dims(x.shape())))?;
+        let (c, inner) = (x.shape()[cd], x.shape()[cd + 1..].iter().product::<usize>());
+        let out = crate::dispatch_numeric!(x.dtype(), "BiasAddGrad", T => {
+            let mut acc = vec![T::ZERO; c];
+            for (i, &v) in x.as_slice::<T>()?.iter().enumerate() {
+                let j = (i / inner) % c;
+                acc[j] += v;
+            }
+            Tensor::new(&[c], acc)?
+        });
+        Ok(vec![out])
     }
 }
 
@@ -311,12 +331,10 @@ impl OpDef for Softmax {
         }
         Ok(vec![(t, ctx.shape(0).clone())])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let x = ctx.input(0);
-        if x.rank() == 0 {
-            return Err(Error::invalid_argument("logits must have at least one dimension, got a scalar"));
-        }
-        Ok(vec![crate::dispatch_float!(x.dtype(), self.op_type, T => softmax_kernel::<T>(x, self.log)?)])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let f: fn(&mut KernelCtx) -> Result<Vec<Tensor>> =
+            if self.log { |ctx| softmax_compute(ctx, true) } else { |ctx| softmax_compute(ctx, false) };
+        Ok(Some(Box::new(FnKernel(f))))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
@@ -332,6 +350,15 @@ impl OpDef for Softmax {
         };
         Ok(vec![Some(out)])
     }
+}
+
+/// The `Softmax` (`log` false) and `LogSoftmax` kernel.
+fn softmax_compute(ctx: &mut KernelCtx, log: bool) -> Result<Vec<Tensor>> {
+    let x = ctx.input(0);
+    if x.rank() == 0 {
+        return Err(Error::invalid_argument("logits must have at least one dimension, got a scalar"));
+    }
+    Ok(vec![crate::dispatch_float!(x.dtype(), ctx.op_type(), T => softmax_kernel::<T>(x, log)?)])
 }
 
 /// `tf.nn.softmax(logits)`: op `Softmax`, default name `Softmax`; `exp(x) / sum(exp(x))`
@@ -381,45 +408,54 @@ impl OpDef for SoftmaxCrossEntropyWithLogits {
         let m = if m.rank().is_some() { m } else { Shape::partial(&[None, None]) };
         Ok(vec![(t, Shape::partial(&[m.dim(0)])), (t, m)])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let (x, l) = (ctx.input(0), ctx.input(1));
-        if x.rank() != 2 || x.shape() != l.shape() {
-            return Err(Error::invalid_argument(format!(
-                "logits and labels must be 2-D and the same size: logits_size={} labels_size={}",
-                fmt_dims(x.shape()),
-                fmt_dims(l.shape())
-            )));
-        }
-        let (b, c) = (x.shape()[0], x.shape()[1]);
-        let (loss, bp) = crate::dispatch_float!(x.dtype(), "SoftmaxCrossEntropyWithLogits", T => {
-            let mut loss = vec![T::ZERO; b];
-            let mut bp = Vec::with_capacity(b * c);
-            let rows = x.as_slice::<T>()?.chunks(c.max(1)).zip(l.as_slice::<T>()?.chunks(c.max(1)));
-            for (i, (row, lab)) in rows.enumerate() {
-                let (m, sum) = row_stats(row);
-                let lse = sum.ln();
-                loss[i] = row.iter().zip(lab).fold(T::ZERO, |a, (&v, &p)| a + p * (lse - (v - m)));
-                bp.extend(row.iter().zip(lab).map(|(&v, &p)| (v - m).exp() / sum - p));
-            }
-            (Tensor::new(&[b], loss)?, Tensor::new(&[b, c], bp)?)
-        });
-        Ok(vec![loss, bp])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(FnKernel(softmax_xent_kernel))))
     }
     // TensorFlow's _SoftmaxCrossEntropyWithLogitsGrad. As there, the labels gradient does
     // not include what flows into the backprop output.
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
-        let s = ctx.scope;
-        let logits = &ctx.inputs[0];
-        let gl = ctx.grad(0)?;
-        let mut gx = mul(s, &expand_dims(s, &gl, -1)?, &ctx.outputs[1])?;
-        if let Some(gg) = &ctx.grads[1] {
-            let sm = softmax(s, logits)?;
-            let dot = reduce_sum(s, &mul(s, gg, &sm)?, Some(&[-1]), true)?;
-            gx = add(s, &gx, &mul(s, &sub(s, gg, &dot)?, &sm)?)?;
-        }
-        let glab = mul(s, &expand_dims(s, &gl, -1)?, &neg(s, &log_softmax(s, logits)?)?)?;
-        Ok(vec![Some(gx), Some(glab)])
+        softmax_xent_grad(ctx)
     }
+}
+
+/// The `SoftmaxCrossEntropyWithLogits` kernel: (loss, backprop) per row.
+fn softmax_xent_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+    let (x, l) = (ctx.input(0), ctx.input(1));
+    if x.rank() != 2 || x.shape() != l.shape() {
+        return Err(Error::invalid_argument(format!(
+            "logits and labels must be 2-D and the same size: logits_size={} labels_size={}",
+            fmt_dims(x.shape()),
+            fmt_dims(l.shape())
+        )));
+    }
+    let (b, c) = (x.shape()[0], x.shape()[1]);
+    let (loss, bp) = crate::dispatch_float!(x.dtype(), "SoftmaxCrossEntropyWithLogits", T => {
+        let mut loss = vec![T::ZERO; b];
+        let mut bp = Vec::with_capacity(b * c);
+        let rows = x.as_slice::<T>()?.chunks(c.max(1)).zip(l.as_slice::<T>()?.chunks(c.max(1)));
+        for (i, (row, lab)) in rows.enumerate() {
+            let (m, sum) = row_stats(row);
+            let lse = sum.ln();
+            loss[i] = row.iter().zip(lab).fold(T::ZERO, |a, (&v, &p)| a + p * (lse - (v - m)));
+            bp.extend(row.iter().zip(lab).map(|(&v, &p)| (v - m).exp() / sum - p));
+        }
+        (Tensor::new(&[b], loss)?, Tensor::new(&[b, c], bp)?)
+    });
+    Ok(vec![loss, bp])
+}
+
+fn softmax_xent_grad(ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+    let s = ctx.scope;
+    let logits = &ctx.inputs[0];
+    let gl = ctx.grad(0)?;
+    let mut gx = mul(s, &expand_dims(s, &gl, -1)?, &ctx.outputs[1])?;
+    if let Some(gg) = &ctx.grads[1] {
+        let sm = softmax(s, logits)?;
+        let dot = reduce_sum(s, &mul(s, gg, &sm)?, Some(&[-1]), true)?;
+        gx = add(s, &gx, &mul(s, &sub(s, gg, &dot)?, &sm)?)?;
+    }
+    let glab = mul(s, &expand_dims(s, &gl, -1)?, &neg(s, &log_softmax(s, logits)?)?)?;
+    Ok(vec![Some(gx), Some(glab)])
 }
 
 /// `SparseSoftmaxCrossEntropyWithLogits(features, labels)`: `features [batch, classes]`,
@@ -449,39 +485,8 @@ impl OpDef for SparseSoftmaxCrossEntropyWithLogits {
         };
         Ok(vec![(t, Shape::partial(&[batch])), (t, Shape::partial(&[batch, f.dim(1)]))])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let (x, l) = (ctx.input(0), ctx.input(1));
-        if x.rank() != 2 || l.rank() != 1 || l.shape()[0] != x.shape()[0] {
-            return Err(Error::invalid_argument(format!(
-                "logits must be 2-D and labels 1-D with the same first dimension: logits shape {}, labels shape {}",
-                fmt_dims(x.shape()),
-                fmt_dims(l.shape())
-            )));
-        }
-        let (b, c) = (x.shape()[0], x.shape()[1]);
-        let labels = int_values(l)?;
-        if let Some(&bad) = labels.iter().find(|&&v| v < 0 || v >= c as i64) {
-            let all: Vec<String> = labels.iter().map(|v| v.to_string()).collect();
-            return Err(Error::invalid_argument(format!(
-                "Received a label value of {bad} which is outside the valid range of [0, {c}).  Label values: {}",
-                all.join(" ")
-            )));
-        }
-        let (loss, bp) = crate::dispatch_float!(x.dtype(), "SparseSoftmaxCrossEntropyWithLogits", T => {
-            let mut loss = vec![T::ZERO; b];
-            let mut bp = Vec::with_capacity(b * c);
-            for (i, row) in x.as_slice::<T>()?.chunks(c.max(1)).enumerate() {
-                let (m, sum) = row_stats(row);
-                let k = labels[i] as usize;
-                loss[i] = sum.ln() - (row[k] - m);
-                bp.extend(row.iter().enumerate().map(|(j, &v)| {
-                    let p = (v - m).exp() / sum;
-                    if j == k { p - T::ONE } else { p }
-                }));
-            }
-            (Tensor::new(&[b], loss)?, Tensor::new(&[b, c], bp)?)
-        });
-        Ok(vec![loss, bp])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(FnKernel(sparse_softmax_xent_kernel))))
     }
     // TensorFlow's _SparseSoftmaxCrossEntropyWithLogitsGrad (its PreventGradient on the
     // backprop output is not reproduced).
@@ -490,6 +495,43 @@ impl OpDef for SparseSoftmaxCrossEntropyWithLogits {
         let g = expand_dims(s, &ctx.grad(0)?, -1)?;
         Ok(vec![Some(mul(s, &g, &ctx.outputs[1])?), None])
     }
+}
+
+/// The `SparseSoftmaxCrossEntropyWithLogits` kernel: (loss, backprop) per row, the
+/// labels checked to lie in `[0, classes)`.
+fn sparse_softmax_xent_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+    let (x, l) = (ctx.input(0), ctx.input(1));
+    if x.rank() != 2 || l.rank() != 1 || l.shape()[0] != x.shape()[0] {
+        return Err(Error::invalid_argument(format!(
+            "logits must be 2-D and labels 1-D with the same first dimension: logits shape {}, labels shape {}",
+            fmt_dims(x.shape()),
+            fmt_dims(l.shape())
+        )));
+    }
+    let (b, c) = (x.shape()[0], x.shape()[1]);
+    let labels = int_values(l)?;
+    if let Some(&bad) = labels.iter().find(|&&v| v < 0 || v >= c as i64) {
+        let all: Vec<String> = labels.iter().map(|v| v.to_string()).collect();
+        return Err(Error::invalid_argument(format!(
+            "Received a label value of {bad} which is outside the valid range of [0, {c}).  Label values: {}",
+            all.join(" ")
+        )));
+    }
+    let (loss, bp) = crate::dispatch_float!(x.dtype(), "SparseSoftmaxCrossEntropyWithLogits", T => {
+        let mut loss = vec![T::ZERO; b];
+        let mut bp = Vec::with_capacity(b * c);
+        for (i, row) in x.as_slice::<T>()?.chunks(c.max(1)).enumerate() {
+            let (m, sum) = row_stats(row);
+            let k = labels[i] as usize;
+            loss[i] = sum.ln() - (row[k] - m);
+            bp.extend(row.iter().enumerate().map(|(j, &v)| {
+                let p = (v - m).exp() / sum;
+                if j == k { p - T::ONE } else { p }
+            }));
+        }
+        (Tensor::new(&[b], loss)?, Tensor::new(&[b, c], bp)?)
+    });
+    Ok(vec![loss, bp])
 }
 
 /// `tf.nn.softmax_cross_entropy_with_logits_v2(labels, logits)` on rank-2 inputs: op

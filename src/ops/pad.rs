@@ -4,12 +4,13 @@
 //! The kernels work for every dtype (bool and string included): the output gathers flat
 //! element indices from the input followed by one fill element.
 
-use super::array::{constant, index_dtype, index_tensor, int_values, reshape, reshape_to};
+use super::array::{
+    concat, constant, index_dtype, index_tensor, int_values, reshape, reshape_to, shape_as, slice_dyn, stack,
+};
 use super::math::sub;
-use super::shape_ops::{concat, slice_dyn, stack};
-use super::{GradCtx, InferCtx, KernelCtx, OpDef};
+use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
 use crate::error::{Error, Result};
-use crate::graph::{Output, Scope};
+use crate::graph::{Node, Output, Scope};
 use crate::tensor::{check_alloc, checked_num_elements, fmt_dims, DType, Shape, Storage, Tensor};
 
 pub(super) static DEFS: &[&dyn OpDef] = &[&Pad, &PadV2];
@@ -194,7 +195,7 @@ fn shape_or_const(s: &Scope, name: &str, x: &Output, dtype: DType) -> Result<Out
             let v: Vec<f64> = d.iter().map(|&v| v as f64).collect();
             constant(&s.named(name), Tensor::from_f64(dtype, &[v.len()], &v)?)
         }
-        None => super::shape_ops::shape_as(&s.named(name), x, dtype),
+        None => shape_as(&s.named(name), x, dtype),
     }
 }
 
@@ -252,10 +253,12 @@ impl OpDef for Pad {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_pad(ctx, "Pad", 2)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let x = ctx.input(0);
-        let zero = Tensor::try_zeros(x.dtype(), &[])?;
-        Ok(vec![compute_pad(x, ctx.input(1), &zero)?])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(FnKernel(|ctx| {
+            let x = ctx.input(0);
+            let zero = Tensor::try_zeros(x.dtype(), &[])?;
+            Ok(vec![compute_pad(x, ctx.input(1), &zero)?])
+        }))))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         pad_grad(ctx)
@@ -272,19 +275,24 @@ impl OpDef for PadV2 {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_pad(ctx, "PadV2", 3)
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        let (x, c) = (ctx.input(0), ctx.input(2));
-        if c.rank() != 0 {
-            return Err(Error::invalid_argument(format!(
-                "constant_values must be a scalar. Found: {}",
-                fmt_dims(c.shape())
-            )));
-        }
-        Ok(vec![compute_pad(x, ctx.input(1), c)?])
+    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        Ok(Some(Box::new(FnKernel(pad_v2_kernel))))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         pad_grad(ctx)
     }
+}
+
+/// The `PadV2` kernel: checks `constant_values` is a scalar, then pads with it.
+fn pad_v2_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+    let (x, c) = (ctx.input(0), ctx.input(2));
+    if c.rank() != 0 {
+        return Err(Error::invalid_argument(format!(
+            "constant_values must be a scalar. Found: {}",
+            fmt_dims(c.shape())
+        )));
+    }
+    Ok(vec![compute_pad(x, ctx.input(1), c)?])
 }
 
 /// The `[n, 2]` paddings tensor of `paddings`: int32, or int64 when a value needs it.

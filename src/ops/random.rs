@@ -4,9 +4,9 @@
 
 use super::array::{constant, int_values};
 use super::math::{add, mul, sub};
-use super::{InferCtx, KernelCtx, OpDef};
+use super::{InferCtx, Kernel, KernelCtx, OpDef};
 use crate::error::{Error, Result};
-use crate::graph::{Output, Scope};
+use crate::graph::{Node, Output, Scope};
 use crate::tensor::{DType, Shape, Tensor};
 use rand::Rng;
 use rand_distr::StandardNormal;
@@ -51,10 +51,37 @@ impl OpDef for RandomOp {
         };
         Ok(vec![(dtype, shape)])
     }
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
+    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+        let dtype = node.attr_type("dtype")?;
+        if !matches!(dtype, DType::Float | DType::Double) {
+            return Err(Error::invalid_argument(format!(
+                "attr 'dtype' of op '{}' ({}) is {dtype}; {} supports float32 and float64",
+                node.name, node.op_type, self.op_type
+            )));
+        }
+        // the session seeds the op's generator from these; checked here so that a bad attr
+        // names the node rather than surfacing as a missing generator
+        node.attr_int_or("seed", 0)?;
+        node.attr_int_or("seed2", 0)?;
+        Ok(Some(Box::new(RandomKernel { dist: self.dist, dtype })))
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// The kernel of a random op: its distribution and output dtype (attr `dtype`, read once).
+/// Draws from the op's generator in the [`KernelCtx`].
+struct RandomKernel {
+    dist: Dist,
+    dtype: DType,
+}
+
+impl Kernel for RandomKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         let dims = int_values(ctx.input(0))?;
         if dims.iter().any(|&d| d < 0) {
-            return Err(Error::invalid_argument(format!("{} shape must be non-negative, got {dims:?}", self.op_type)));
+            return Err(Error::invalid_argument(format!("{} shape must be non-negative, got {dims:?}", ctx.op_type())));
         }
         let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
         let n = crate::tensor::checked_num_elements(&dims)?;
@@ -73,10 +100,7 @@ impl OpDef for RandomOp {
                 },
             })
             .collect();
-        Ok(vec![Tensor::from_f64(ctx.node.attr_type("dtype")?, &dims, &v)?])
-    }
-    fn is_stateful(&self) -> bool {
-        true
+        Ok(vec![Tensor::from_f64(self.dtype, &dims, &v)?])
     }
 }
 

@@ -16,7 +16,6 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock:
         .chain(super::ref_variable::DEFS)
         .chain(super::resource_variable::DEFS)
         .chain(super::training::DEFS)
-        .chain(super::shape_ops::DEFS)
         .chain(super::conv::DEFS)
         .chain(super::pad::DEFS)
     {
