@@ -20,6 +20,6 @@ pub use graph::{CollectionItem, Graph};
 pub(crate) use import_log::ImportLog;
 pub use naming::NameTable;
 pub use node::{Node, Operation, Output};
-pub(crate) use scope::is_valid_op_name;
+pub(crate) use scope::{check_op_name, is_valid_op_name};
 pub use scope::{OpBuilder, Reuse, Scope, VarScope};
 pub use variable::{Variable, VariableRecord};

@@ -4,8 +4,6 @@
 
 use super::{AttrValue, Attrs, Graph, Node, Operation, Output};
 use crate::error::{Error, Result};
-use crate::ops::{self, InferCtx};
-use crate::tensor::Shape;
 
 /// Whether `get_variable` creates or reuses variables (TensorFlow's `reuse` argument of
 /// `tf.variable_scope`).
@@ -40,12 +38,12 @@ pub struct VarScope {
 /// `tf.control_dependencies`, as values instead of global state.
 #[derive(Clone)]
 pub struct Scope {
-    graph: Graph,
+    pub(crate) graph: Graph,
     prefix: String,
     op_name: Option<String>,
-    control_deps: Vec<usize>,
+    pub(crate) control_deps: Vec<usize>,
     var_scope: VarScope,
-    device: String,
+    pub(crate) device: String,
 }
 
 impl Scope {
@@ -201,14 +199,15 @@ impl Scope {
 }
 
 /// Builds one op: inputs, attrs, then [`OpBuilder::build`] checks it against the op
-/// registry, infers output dtypes and shapes, names it and adds it to the graph.
+/// registry, infers output dtypes and shapes, names it and adds it to the graph
+/// (`build` is defined in the ops layer, `ops/builder.rs`, since it reads the registry).
 pub struct OpBuilder<'a> {
-    scope: &'a Scope,
-    op_type: String,
-    default_name: String,
-    inputs: Vec<Output>,
-    control_inputs: Vec<Operation>,
-    attrs: Attrs,
+    pub(crate) scope: &'a Scope,
+    pub(crate) op_type: String,
+    pub(crate) default_name: String,
+    pub(crate) inputs: Vec<Output>,
+    pub(crate) control_inputs: Vec<Operation>,
+    pub(crate) attrs: Attrs,
 }
 
 impl OpBuilder<'_> {
@@ -231,74 +230,6 @@ impl OpBuilder<'_> {
     pub fn attr(mut self, name: &str, v: impl Into<AttrValue>) -> Self {
         self.attrs.insert(name.to_string(), v.into());
         self
-    }
-
-    /// Adds the op, with every attr its TensorFlow `OpDef` gives a default for that was
-    /// not set ([`ops::schema::add_default_attrs`]), as TensorFlow's Python op wrappers do.
-    /// Errors: `Unimplemented` for an op type the registry lacks; `InvalidArgument` naming
-    /// the op when inputs come from another graph, when its attrs do not fit the `OpDef`
-    /// (an undeclared attr, a missing one without a default, a wrong kind or disallowed
-    /// value; see [`ops::schema::validate_attrs`]), or when the inputs' dtypes/shapes do
-    /// not fit (with both shapes in the message).
-    pub fn build(self) -> Result<Operation> {
-        let graph = self.scope.graph.clone();
-        for i in &self.inputs {
-            if !i.graph.same(&graph) {
-                return Err(Error::invalid_argument(format!(
-                    "input {} of a new {} op is from another graph",
-                    i.name(),
-                    self.op_type
-                )));
-            }
-        }
-        for c in &self.control_inputs {
-            if !c.graph.same(&graph) {
-                return Err(Error::invalid_argument(format!(
-                    "control input {} of a new {} op is from another graph",
-                    c.name(),
-                    self.op_type
-                )));
-            }
-        }
-        let def = ops::lookup(&self.op_type)?;
-        let name = self.scope.unique_op_name(&self.default_name);
-        check_op_name(&name)?;
-        // every attr TensorFlow's Python would set: the given ones, then the defaults
-        let mut attrs = self.attrs;
-        ops::schema::add_default_attrs(def.op_type(), &mut attrs);
-        ops::schema::validate_attrs(&name, def.op_type(), &attrs)?;
-        let mut node = Node {
-            name: name.clone(),
-            op_type: def.op_type(),
-            inputs: self.inputs.iter().map(|o| (o.op, o.index)).collect(),
-            control_inputs: self
-                .scope
-                .control_deps
-                .iter()
-                .copied()
-                .chain(self.control_inputs.iter().map(|c| c.id))
-                .collect(),
-            attrs,
-            outputs: Vec::new(),
-            device: self.scope.device.clone(),
-        };
-        node.control_inputs.dedup();
-        {
-            // inference reads constant inputs from the graph; it takes no lock itself
-            let g = graph.read();
-            let input_types: Vec<(crate::tensor::DType, Shape)> =
-                self.inputs.iter().map(|o| g.nodes[o.op].outputs[o.index].clone()).collect();
-            let ctx = InferCtx { nodes: &g.nodes, node: &node, inputs: &input_types };
-            let outputs = def.infer(&ctx).map_err(|e| e.context(format!("op '{name}' ({})", self.op_type)))?;
-            drop(g);
-            node.outputs = outputs;
-        }
-        Ok(graph.insert_node(node))
-    }
-
-    /// Builds the op and returns its output 0.
-    pub fn build_output(self) -> Result<Output> {
-        self.build()?.output(0)
     }
 }
 

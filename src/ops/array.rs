@@ -68,12 +68,12 @@ pub(super) static DEFS: &[&dyn OpDef] = &[
 ];
 
 /// The prepared-kernel result of [`OpDef::prepare`] for `kernel`.
-fn prepared(kernel: impl Kernel + 'static) -> Result<Option<Box<dyn Kernel>>> {
-    Ok(Some(Box::new(kernel)))
+fn prepared(kernel: impl Kernel + 'static) -> Result<Box<dyn Kernel>> {
+    Ok(Box::new(kernel))
 }
 
 /// The prepared kernel of an op with nothing to prepare: the function `f`.
-fn plain(f: fn(&mut KernelCtx) -> Result<Vec<Tensor>>) -> Result<Option<Box<dyn Kernel>>> {
+fn plain(f: fn(&mut KernelCtx) -> Result<Vec<Tensor>>) -> Result<Box<dyn Kernel>> {
     prepared(FnKernel(f))
 }
 
@@ -133,7 +133,7 @@ impl OpDef for Const {
         }
         one(t.dtype(), Shape::known(t.shape()))
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         prepared(ConstKernel(node.attr_tensor("value")?.clone()))
     }
 }
@@ -168,7 +168,7 @@ impl OpDef for Placeholder {
         let shape = ctx.node.attr_shape_or("shape", Shape::unknown())?;
         one(ctx.node.attr_type("dtype")?, shape)
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         prepared(PlaceholderKernel(node.attr_type("dtype")?))
     }
 }
@@ -203,7 +203,7 @@ impl OpDef for PlaceholderWithDefault {
         let shape = ctx.node.attr_shape_or("shape", ctx.shape(0).clone())?;
         one(ctx.dtype(0), shape)
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(pass_through)
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -231,7 +231,7 @@ impl OpDef for Identity {
         ctx.check_type_attr("T", 0)?;
         one(ctx.dtype(0), ctx.shape(0).clone())
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(pass_through)
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -253,7 +253,7 @@ impl OpDef for NoOp {
     fn infer(&self, _: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         Ok(vec![])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(|_| Ok(vec![]))
     }
 }
@@ -316,7 +316,7 @@ impl OpDef for Reshape {
         };
         one(ctx.dtype(0), shape)
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(|ctx| {
             let x = ctx.input(0);
             let dims = resolve_shape(&int_values(ctx.input(1))?, Some(x.num_elements()))?;
@@ -354,7 +354,7 @@ impl OpDef for ShapeOp {
         let out = ctx.node.attr_type("out_type").unwrap_or(DType::Int32);
         one(out, Shape::partial(&[ctx.shape(0).rank()]))
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         prepared(ShapeKernel { out_type: out_type(node)?, size: false })
     }
 }
@@ -374,7 +374,7 @@ impl OpDef for Size {
         ctx.expect_inputs(1)?;
         one(ctx.node.attr_type("out_type").unwrap_or(DType::Int32), Shape::scalar())
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         prepared(ShapeKernel { out_type: out_type(node)?, size: true })
     }
 }
@@ -427,7 +427,7 @@ impl OpDef for Fill {
         };
         one(ctx.dtype(1), shape)
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(|ctx| {
             let dims = int_values(ctx.input(0))?;
             if dims.iter().any(|&d| d < 0) {
@@ -470,7 +470,7 @@ macro_rules! like_op {
                 ctx.expect_inputs(1)?;
                 one(ctx.dtype(0), ctx.shape(0).clone())
             }
-            fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+            fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
                 plain(|ctx| {
                     let x = ctx.input(0);
                     Ok(vec![Tensor::filled(&Tensor::from_f64(x.dtype(), &[], &[$val])?, x.shape())?])
@@ -502,7 +502,7 @@ impl OpDef for Cast {
         ctx.expect_inputs(1)?;
         one(ctx.node.attr_type("DstT")?, ctx.shape(0).clone())
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         prepared(CastKernel { dst: node.attr_type("DstT")? })
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -562,7 +562,7 @@ impl OpDef for ExpandDims {
         };
         one(ctx.dtype(0), shape)
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(|ctx| {
             let x = ctx.input(0);
             let ax = Self::axis(int_values(ctx.input(1))?.first().copied().unwrap_or(0), x.rank())?;

@@ -414,9 +414,9 @@ impl OpDef for Conv2D {
         let a = read_attrs(ctx.node, false)?;
         Ok(vec![(t, conv_infer(ctx.shape(0), ctx.shape(1), &a)?)])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let run = pick_float::<ConvFn>(node, conv_forward::<f32>, conv_forward::<f64>)?;
-        Ok(Some(Box::new(Conv2DKernel { attrs: read_attrs(node, false)?, run })))
+        Ok(Box::new(Conv2DKernel { attrs: read_attrs(node, false)?, run }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
@@ -506,9 +506,9 @@ impl OpDef for Conv2DBackpropInput {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_backprop(ctx, 0, 1, "input_sizes")
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let run = pick_float::<ConvFn>(node, conv_backprop_input::<f32>, conv_backprop_input::<f64>)?;
-        Ok(Some(Box::new(BackpropInputKernel { attrs: read_attrs(node, false)?, run })))
+        Ok(Box::new(BackpropInputKernel { attrs: read_attrs(node, false)?, run }))
     }
     // TensorFlow's _Conv2DBackpropInputGrad
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -557,9 +557,9 @@ impl OpDef for Conv2DBackpropFilter {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_backprop(ctx, 1, 0, "filter_sizes")
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let run = pick_float::<ConvFn>(node, conv_backprop_filter::<f32>, conv_backprop_filter::<f64>)?;
-        Ok(Some(Box::new(BackpropFilterKernel { attrs: read_attrs(node, false)?, run })))
+        Ok(Box::new(BackpropFilterKernel { attrs: read_attrs(node, false)?, run }))
     }
     // TensorFlow's _Conv2DBackpropFilterGrad
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -754,7 +754,7 @@ impl OpDef for Pool {
         let a = read_attrs(ctx.node, true)?;
         Ok(vec![(t, pool_infer(ctx.shape(0), &a, self.op_type)?)])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let run = if self.max {
             let fns: [PoolFn; 4] =
                 [max_pool_kernel::<f32>, max_pool_kernel::<f64>, max_pool_kernel::<i32>, max_pool_kernel::<i64>];
@@ -762,7 +762,7 @@ impl OpDef for Pool {
         } else {
             pick_float::<PoolFn>(node, avg_pool_kernel::<f32>, avg_pool_kernel::<f64>)?
         };
-        Ok(Some(Box::new(PoolKernel { attrs: read_attrs(node, true)?, run })))
+        Ok(Box::new(PoolKernel { attrs: read_attrs(node, true)?, run }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
@@ -927,10 +927,10 @@ impl OpDef for MaxPoolGrad {
         let t = ctx.check_dtype(0, NUMBERS)?;
         Ok(vec![(t, ctx.shape(0).clone())])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let fns: [PoolGradFn; 4] =
             [max_pool_grad::<f32>, max_pool_grad::<f64>, max_pool_grad::<i32>, max_pool_grad::<i64>];
-        Ok(Some(Box::new(PoolGradKernel { attrs: read_attrs(node, true)?, max: true, run: pick_numeric(node, fns)? })))
+        Ok(Box::new(PoolGradKernel { attrs: read_attrs(node, true)?, max: true, run: pick_numeric(node, fns)? }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Err(Error::unimplemented(format!(
@@ -957,9 +957,9 @@ impl OpDef for AvgPoolGrad {
         };
         Ok(vec![(t, shape)])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let run = pick_float::<PoolGradFn>(node, avg_pool_grad::<f32>, avg_pool_grad::<f64>)?;
-        Ok(Some(Box::new(PoolGradKernel { attrs: read_attrs(node, true)?, max: false, run })))
+        Ok(Box::new(PoolGradKernel { attrs: read_attrs(node, true)?, max: false, run }))
     }
     // TensorFlow's _AvgPoolGradGrad: AvgPool of the incoming gradient
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {

@@ -58,9 +58,9 @@ impl OpDef for SaveV2 {
         }
         Ok(vec![])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         // attr dtypes (the tensors' dtypes) is not needed: the kernel writes what it gets
-        Ok(Some(Box::new(FnKernel(save_v2))))
+        Ok(Box::new(FnKernel(save_v2)))
     }
     fn is_stateful(&self) -> bool {
         true
@@ -104,8 +104,8 @@ impl OpDef for RestoreV2 {
         ctx.expect_inputs(3)?;
         Ok(dtypes_attr(ctx.node)?.into_iter().map(|d| (d, Shape::unknown())).collect())
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(RestoreKernel { dtypes: dtypes_attr(node)? })))
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(RestoreKernel { dtypes: dtypes_attr(node)? }))
     }
     fn is_stateful(&self) -> bool {
         true
@@ -158,7 +158,7 @@ impl OpDef for StringJoin {
     fn infer(&self, _: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         Ok(vec![(DType::String, Shape::scalar())])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let separator = match node.attrs.get("separator") {
             None => Vec::new(),
             Some(AttrValue::String(s)) => s.clone(),
@@ -169,7 +169,7 @@ impl OpDef for StringJoin {
                 )))
             }
         };
-        Ok(Some(Box::new(StringJoinKernel { separator })))
+        Ok(Box::new(StringJoinKernel { separator }))
     }
 }
 
@@ -202,13 +202,13 @@ impl OpDef for ShardedFilename {
         ctx.expect_inputs(3)?;
         Ok(vec![(DType::String, Shape::scalar())])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(FnKernel(|ctx| {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(|ctx| {
             let base = text(ctx.input(0), "ShardedFilename basename")?;
             let shard = ctx.input(1).to_f64_vec()?.first().copied().unwrap_or(0.0) as i64;
             let n = ctx.input(2).to_f64_vec()?.first().copied().unwrap_or(1.0) as i64;
             Ok(vec![Tensor::strings(&[], vec![format!("{base}-{shard:05}-of-{n:05}").into_bytes()])?])
-        }))))
+        })))
     }
 }
 
@@ -223,8 +223,8 @@ impl OpDef for MergeV2Checkpoints {
         ctx.expect_inputs(2)?;
         Ok(vec![])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(MergeKernel { delete_old_dirs: node.attr_bool_or("delete_old_dirs", true)? })))
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(MergeKernel { delete_old_dirs: node.attr_bool_or("delete_old_dirs", true)? }))
     }
     fn is_stateful(&self) -> bool {
         true

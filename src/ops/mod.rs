@@ -6,6 +6,7 @@
 //! definitions, one file per family.
 
 pub mod array;
+mod builder;
 pub mod conv;
 pub mod io_ops;
 pub mod kernels;
@@ -142,25 +143,28 @@ pub type VarSlot = RwLock<Option<Tensor>>;
 /// inputs, and the op's random generator. Attrs are not here: a [`Kernel`] reads them once,
 /// when [`OpDef::prepare`] makes it.
 pub struct KernelCtx<'a> {
-    /// The node being run (its name and type for messages; kernels read no attrs here).
-    pub node: &'a Node,
+    /// The name of the node being run (`layer1/MatMul`), for messages.
+    pub node_name: &'a str,
+    /// The TensorFlow op type of the node being run (`MatMul`), for messages.
+    pub op_type: &'static str,
     /// Input values in order (for a reference input, the variable's value when initialized,
     /// else an empty float tensor). Owned, so that a kernel may reuse an input's buffer.
     pub inputs: Vec<Tensor>,
-    /// For each reference input, the variable buffer (others `None`).
-    pub vars: Vec<Option<(Arc<VarSlot>, String)>>,
+    /// For each input, the variable buffer and name behind it when it is a reference or
+    /// resource-handle input (others `None`).
+    pub vars: &'a [Option<(Arc<VarSlot>, String)>],
     /// This op's random generator (random ops only).
-    pub rng: Option<Arc<Mutex<rand_chacha::ChaCha8Rng>>>,
+    pub rng: Option<&'a Mutex<rand_chacha::ChaCha8Rng>>,
 }
 
 impl KernelCtx<'_> {
     /// The name of the node being run (`layer1/MatMul`), for messages.
     pub fn node_name(&self) -> &str {
-        &self.node.name
+        self.node_name
     }
     /// The TensorFlow op type of the node being run (`MatMul`), for messages.
     pub fn op_type(&self) -> &'static str {
-        self.node.op_type
+        self.op_type
     }
     /// Input `i`'s value.
     pub fn input(&self, i: usize) -> &Tensor {
@@ -173,7 +177,7 @@ impl KernelCtx<'_> {
             Some((slot, name)) => Ok((slot, name)),
             None => Err(Error::invalid_argument(format!(
                 "input {i} of '{}' ({}) must be a variable (a VariableV2 or VarHandleOp output)",
-                self.node.name, self.node.op_type
+                self.node_name, self.op_type
             ))),
         }
     }
@@ -202,15 +206,6 @@ pub struct FnKernel(pub fn(&mut KernelCtx) -> Result<Vec<Tensor>>);
 impl Kernel for FnKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         (self.0)(ctx)
-    }
-}
-
-/// The kernel of an op not yet converted to prepared kernels: calls [`OpDef::compute`].
-pub(crate) struct LegacyKernel(pub(crate) &'static dyn OpDef);
-
-impl Kernel for LegacyKernel {
-    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-        self.0.compute(ctx)
     }
 }
 
@@ -255,15 +250,7 @@ pub trait OpDef: Send + Sync {
     /// Makes the node's kernel: parses and checks its attrs once, chooses the kernel
     /// function for its dtypes. Called when a session builds a run plan.
     /// Errors: `InvalidArgument` naming the node for attrs a kernel cannot run with.
-    /// (Transitional: `None` for ops still on [`OpDef::compute`].)
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        let _ = node;
-        Ok(None)
-    }
-    /// Runs the op on concrete inputs (ops not yet converted to [`OpDef::prepare`]).
-    fn compute(&self, ctx: &KernelCtx) -> Result<Vec<Tensor>> {
-        Err(Error::internal(format!("{} has no kernel", ctx.node.op_type)))
-    }
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>>;
     /// Adds the ops computing the gradients of the inputs (`None` where none flows).
     /// The default: the op is not differentiable and passes no gradient.
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {

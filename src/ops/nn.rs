@@ -88,8 +88,8 @@ impl OpDef for BiasAdd {
         }
         Ok(vec![(t, Shape::partial(&out))])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(BiasAddKernel { nchw: is_nchw(node)? })))
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(BiasAddKernel { nchw: is_nchw(node)? }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let g = ctx.grad(0)?;
@@ -151,8 +151,8 @@ impl OpDef for BiasAddGrad {
         };
         Ok(vec![(t, Shape::partial(&[c]))])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(BiasAddGradKernel { nchw: is_nchw(node)? })))
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(BiasAddGradKernel { nchw: is_nchw(node)? }))
     }
     // TensorFlow's _BiasAddGradGrad: the incoming [C] gradient broadcast back over out_backprop
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -331,10 +331,10 @@ impl OpDef for Softmax {
         }
         Ok(vec![(t, ctx.shape(0).clone())])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         let f: fn(&mut KernelCtx) -> Result<Vec<Tensor>> =
             if self.log { |ctx| softmax_compute(ctx, true) } else { |ctx| softmax_compute(ctx, false) };
-        Ok(Some(Box::new(FnKernel(f))))
+        Ok(Box::new(FnKernel(f)))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
@@ -408,8 +408,8 @@ impl OpDef for SoftmaxCrossEntropyWithLogits {
         let m = if m.rank().is_some() { m } else { Shape::partial(&[None, None]) };
         Ok(vec![(t, Shape::partial(&[m.dim(0)])), (t, m)])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(FnKernel(softmax_xent_kernel))))
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(softmax_xent_kernel)))
     }
     // TensorFlow's _SoftmaxCrossEntropyWithLogitsGrad. As there, the labels gradient does
     // not include what flows into the backprop output.
@@ -485,8 +485,8 @@ impl OpDef for SparseSoftmaxCrossEntropyWithLogits {
         };
         Ok(vec![(t, Shape::partial(&[batch])), (t, Shape::partial(&[batch, f.dim(1)]))])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(FnKernel(sparse_softmax_xent_kernel))))
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(sparse_softmax_xent_kernel)))
     }
     // TensorFlow's _SparseSoftmaxCrossEntropyWithLogitsGrad (its PreventGradient on the
     // backprop output is not reproduced).

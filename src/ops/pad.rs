@@ -253,12 +253,12 @@ impl OpDef for Pad {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_pad(ctx, "Pad", 2)
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(FnKernel(|ctx| {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(|ctx| {
             let x = ctx.input(0);
             let zero = Tensor::try_zeros(x.dtype(), &[])?;
             Ok(vec![compute_pad(x, ctx.input(1), &zero)?])
-        }))))
+        })))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         pad_grad(ctx)
@@ -275,8 +275,8 @@ impl OpDef for PadV2 {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_pad(ctx, "PadV2", 3)
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(FnKernel(pad_v2_kernel))))
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(pad_v2_kernel)))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         pad_grad(ctx)

@@ -51,7 +51,7 @@ impl OpDef for RandomOp {
         };
         Ok(vec![(dtype, shape)])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let dtype = node.attr_type("dtype")?;
         if !matches!(dtype, DType::Float | DType::Double) {
             return Err(Error::invalid_argument(format!(
@@ -63,7 +63,7 @@ impl OpDef for RandomOp {
         // names the node rather than surfacing as a missing generator
         node.attr_int_or("seed", 0)?;
         node.attr_int_or("seed2", 0)?;
-        Ok(Some(Box::new(RandomKernel { dist: self.dist, dtype })))
+        Ok(Box::new(RandomKernel { dist: self.dist, dtype }))
     }
     fn is_stateful(&self) -> bool {
         true

@@ -18,10 +18,10 @@ impl OpDef for VariableV2 {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         Ok(vec![(ctx.node.attr_type("dtype")?, ctx.node.attr_shape("shape")?.clone())])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(FnKernel(|ctx| {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(|ctx| {
             Err(Error::internal(format!("VariableV2 '{}' is read by the executor, not run", ctx.node_name())))
-        }))))
+        })))
     }
     fn is_stateful(&self) -> bool {
         true
@@ -46,14 +46,14 @@ impl OpDef for Assign {
         }
         Ok(vec![(ctx.dtype(0), ctx.shape(0).clone())])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         // use_locking: the kernel always holds the variable's lock while it writes
         node.attr_bool_or("use_locking", true)?;
         let declared = match node.attr_bool_or("validate_shape", true)? {
             true => Some(node.outputs.first().map(|(_, s)| s.clone()).unwrap_or_else(Shape::unknown)),
             false => None,
         };
-        Ok(Some(Box::new(AssignKernel { declared })))
+        Ok(Box::new(AssignKernel { declared }))
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0]
@@ -100,10 +100,10 @@ macro_rules! assign_update {
                 ctx.same_dtypes()?;
                 Ok(vec![(ctx.dtype(0), ctx.shape(0).clone())])
             }
-            fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+            fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
                 // use_locking: the kernel always holds the variable's lock while it updates
                 node.attr_bool_or("use_locking", false)?;
-                Ok(Some(Box::new(AddToVariable { subtract: $subtract, uninit: super::uninitialized, output: true })))
+                Ok(Box::new(AddToVariable { subtract: $subtract, uninit: super::uninitialized, output: true }))
             }
             fn ref_inputs(&self) -> &'static [usize] {
                 &[0]

@@ -70,10 +70,10 @@ impl OpDef for VarHandleOp {
         ctx.node.attr_shape("shape")?;
         Ok(vec![(DType::Resource, Shape::scalar())])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(FnKernel(|ctx| {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(|ctx| {
             Err(Error::internal(format!("VarHandleOp '{}' is resolved by the executor, not run", ctx.node_name())))
-        }))))
+        })))
     }
     fn is_stateful(&self) -> bool {
         true
@@ -99,8 +99,8 @@ impl OpDef for ReadVariableOp {
             None => Ok(vec![(dtype, Shape::unknown())]),
         }
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(ReadKernel { dtype: node.attr_type("dtype")? })))
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(ReadKernel { dtype: node.attr_type("dtype")? }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Ok(vec![Some(ctx.grad(0)?)])
@@ -148,11 +148,11 @@ impl OpDef for AssignVariableOp {
         check_value(ctx, "AssignVariableOp", 1)?;
         Ok(vec![])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(AssignKernel {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(AssignKernel {
             dtype: node.attr_type("dtype")?,
             validate_shape: node.attr_bool_or("validate_shape", false)?,
-        })))
+        }))
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0]
@@ -209,9 +209,9 @@ macro_rules! assign_update_variable {
                 check_value(ctx, $ty, 1)?;
                 Ok(vec![])
             }
-            fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+            fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
                 node.attr_type("dtype")?;
-                Ok(Some(Box::new(AddToVariable { subtract: $subtract, uninit: uninitialized_resource, output: false })))
+                Ok(Box::new(AddToVariable { subtract: $subtract, uninit: uninitialized_resource, output: false }))
             }
             fn ref_inputs(&self) -> &'static [usize] {
                 &[0]
@@ -246,12 +246,12 @@ impl OpDef for VarIsInitializedOp {
         handle_info(ctx, 0)?;
         Ok(vec![(DType::Bool, Shape::scalar())])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(FnKernel(|ctx| {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(|ctx| {
             let (slot, _) = ctx.var(0)?;
             let init = slot.read().unwrap_or_else(|e| e.into_inner()).is_some();
             Ok(vec![Tensor::scalar(init)])
-        }))))
+        })))
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0]
@@ -271,7 +271,7 @@ impl OpDef for ResourceApplyGradientDescent {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         training::infer_gradient_descent(ctx, Access::Resource)
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         training::prepare_gradient_descent(node, Access::Resource)
     }
     fn ref_inputs(&self) -> &'static [usize] {
@@ -292,7 +292,7 @@ impl OpDef for ResourceApplyMomentum {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         training::infer_momentum(ctx, Access::Resource)
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         training::prepare_momentum(node, Access::Resource)
     }
     fn ref_inputs(&self) -> &'static [usize] {
@@ -313,7 +313,7 @@ impl OpDef for ResourceApplyAdam {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         training::infer_adam(ctx, Access::Resource)
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         training::prepare_adam(node, Access::Resource)
     }
     fn ref_inputs(&self) -> &'static [usize] {

@@ -139,7 +139,7 @@ impl OpDef for ApplyGradientDescent {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_gradient_descent(ctx, Access::Ref)
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         prepare_gradient_descent(node, Access::Ref)
     }
     fn ref_inputs(&self) -> &'static [usize] {
@@ -156,9 +156,9 @@ pub(super) fn infer_gradient_descent(ctx: &InferCtx, access: Access) -> Result<V
 }
 
 /// The kernel of `(Resource)ApplyGradientDescent` for `node` (attr `use_locking`).
-pub(super) fn prepare_gradient_descent(node: &Node, access: Access) -> Result<Option<Box<dyn Kernel>>> {
+pub(super) fn prepare_gradient_descent(node: &Node, access: Access) -> Result<Box<dyn Kernel>> {
     check_use_locking(node)?;
-    Ok(Some(Box::new(GradientDescentKernel { access })))
+    Ok(Box::new(GradientDescentKernel { access }))
 }
 
 /// The kernel of `(Resource)ApplyGradientDescent`: `var -= alpha * delta` in place.
@@ -206,7 +206,7 @@ impl OpDef for ApplyMomentum {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_momentum(ctx, Access::Ref)
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         prepare_momentum(node, Access::Ref)
     }
     fn ref_inputs(&self) -> &'static [usize] {
@@ -223,9 +223,9 @@ pub(super) fn infer_momentum(ctx: &InferCtx, access: Access) -> Result<Vec<(DTyp
 }
 
 /// The kernel of `(Resource)ApplyMomentum` for `node` (attrs `use_locking`, `use_nesterov`).
-pub(super) fn prepare_momentum(node: &Node, access: Access) -> Result<Option<Box<dyn Kernel>>> {
+pub(super) fn prepare_momentum(node: &Node, access: Access) -> Result<Box<dyn Kernel>> {
     check_use_locking(node)?;
-    Ok(Some(Box::new(MomentumKernel { access, nesterov: node.attr_bool_or("use_nesterov", false)? })))
+    Ok(Box::new(MomentumKernel { access, nesterov: node.attr_bool_or("use_nesterov", false)? }))
 }
 
 /// The kernel of `(Resource)ApplyMomentum`.
@@ -266,7 +266,7 @@ impl OpDef for ApplyAdam {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         infer_adam(ctx, Access::Ref)
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         prepare_adam(node, Access::Ref)
     }
     fn ref_inputs(&self) -> &'static [usize] {
@@ -283,9 +283,9 @@ pub(super) fn infer_adam(ctx: &InferCtx, access: Access) -> Result<Vec<(DType, S
 }
 
 /// The kernel of `(Resource)ApplyAdam` for `node` (attrs `use_locking`, `use_nesterov`).
-pub(super) fn prepare_adam(node: &Node, access: Access) -> Result<Option<Box<dyn Kernel>>> {
+pub(super) fn prepare_adam(node: &Node, access: Access) -> Result<Box<dyn Kernel>> {
     check_use_locking(node)?;
-    Ok(Some(Box::new(AdamKernel { access, nesterov: node.attr_bool_or("use_nesterov", false)? })))
+    Ok(Box::new(AdamKernel { access, nesterov: node.attr_bool_or("use_nesterov", false)? }))
 }
 
 /// The kernel of `(Resource)ApplyAdam`.

@@ -34,7 +34,13 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
         for &slot in &step.release {
             values[slot] = None;
         }
-        let mut ctx = KernelCtx { node: &step.node, inputs, vars: step.vars.clone(), rng: step.rng.clone() };
+        let mut ctx = KernelCtx {
+            node_name: &step.node.name,
+            op_type: step.node.op_type,
+            inputs,
+            vars: &step.vars,
+            rng: step.rng.as_deref(),
+        };
         let outs = step.kernel.compute(&mut ctx).map_err(|e| {
             if names_op(&e.message, &step.node.name) {
                 e

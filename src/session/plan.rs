@@ -141,10 +141,7 @@ impl Plan {
             }
             num_slots += node.outputs.len();
             let rng = def.is_stateful().then(|| state.rng_for(&node)).flatten();
-            let kernel = def
-                .prepare(&node)
-                .map_err(|e| e.context(format!("{} '{}'", node.op_type, node.name)))?
-                .unwrap_or_else(|| Box::new(ops::LegacyKernel(def)));
+            let kernel = def.prepare(&node).map_err(|e| e.context(format!("{} '{}'", node.op_type, node.name)))?;
             steps.push(Step { node, kernel, inputs, vars, rng, out_base, release: Vec::new() });
         }
         for &(op, idx) in fetches {

@@ -155,3 +155,12 @@ impl GraphDef {
         self.node.iter().find(|n| n.name == name)
     }
 }
+
+/// The GraphDef producer version written (TensorFlow 2.21's `TF_GRAPH_DEF_VERSION`).
+pub const GRAPH_DEF_VERSION: i32 = 2474;
+/// The oldest GraphDef consumer version written (`TF_GRAPH_DEF_VERSION_MIN_CONSUMER`, 0:
+/// TensorFlow 2.21 omits the field).
+pub const GRAPH_DEF_VERSION_MIN_CONSUMER: i32 = 0;
+/// The oldest GraphDef producer version accepted on import
+/// (`TF_GRAPH_DEF_VERSION_MIN_PRODUCER`).
+pub const GRAPH_DEF_VERSION_MIN_PRODUCER: i32 = 0;

@@ -23,7 +23,10 @@ mod types;
 
 pub use attr_value::{AttrValue, ListValue, NameAttrList, Value as AttrValueKind};
 pub use checkpoint_state::CheckpointState;
-pub use graph::{ExperimentalDebugInfo, FunctionDefLibrary, GraphDef, NodeDef, VersionDef};
+pub use graph::{
+    ExperimentalDebugInfo, FunctionDefLibrary, GraphDef, NodeDef, VersionDef, GRAPH_DEF_VERSION,
+    GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER,
+};
 pub use map_fields::{tf_key_order, AttrMap};
 pub use meta_graph::{
     Any, AnyList, AssetFileDef, BytesList, CollectionDef, CooSparse, Encoding as TensorInfoEncoding, FloatList,

@@ -1,17 +1,10 @@
 //! `Graph` → `GraphDef` (`tf.Graph.as_graph_def`).
 
-use crate::format::proto::{AttrMap, AttrValue, GraphDef, NodeDef, VersionDef};
+use crate::format::proto::{
+    AttrMap, AttrValue, GraphDef, NodeDef, VersionDef, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
+};
 use crate::graph::{AttrValue as GraphAttr, Graph, Node};
 use std::sync::Arc;
-
-/// The GraphDef producer version written (TensorFlow 2.21's `TF_GRAPH_DEF_VERSION`).
-pub const GRAPH_DEF_VERSION: i32 = 2474;
-/// The oldest GraphDef consumer version written (`TF_GRAPH_DEF_VERSION_MIN_CONSUMER`, 0:
-/// TensorFlow 2.21 omits the field).
-pub const GRAPH_DEF_VERSION_MIN_CONSUMER: i32 = 0;
-/// The oldest GraphDef producer version accepted on import
-/// (`TF_GRAPH_DEF_VERSION_MIN_PRODUCER`).
-pub const GRAPH_DEF_VERSION_MIN_PRODUCER: i32 = 0;
 
 /// The input string of output `index` of `name`: `name` for output 0, else `name:index`.
 pub(crate) fn input_name(name: &str, index: usize) -> String {

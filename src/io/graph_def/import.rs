@@ -1,8 +1,8 @@
 //! `GraphDef` → `Graph` (`tf.import_graph_def`).
 
-use super::export::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
 use crate::error::{Error, Result};
 use crate::format::proto::{AttrValueKind, GraphDef, NodeDef, OpList};
+use crate::format::proto::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
 use crate::graph::traversal;
 use crate::graph::{
     is_valid_op_name, AttrValue as GraphAttr, Attrs, Graph, GraphData, ImportLog, Node, Operation, Output,

@@ -89,7 +89,7 @@ impl OpDef for ConcatV2 {
         out[axis] = along;
         Ok(vec![(t, Shape::partial(&out))])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(concat_kernel)
     }
     // TensorFlow's _ConcatGradHelper: ConcatOffset gives each value's start, Slice cuts its part
@@ -190,7 +190,7 @@ impl OpDef for ConcatOffset {
         ctx.check_dtype(0, INTS)?;
         Ok((1..ctx.inputs.len()).map(|i| (ctx.dtype(i), ctx.shape(i).clone())).collect())
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(concat_offset_kernel)
     }
 }

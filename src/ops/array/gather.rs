@@ -49,7 +49,7 @@ impl OpDef for GatherV2 {
         out.extend_from_slice(&pd[ax + 1..]);
         Ok(vec![(t, Shape::partial(&out))])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         Self::check_batch_dims(node)?;
         plain(gather_kernel)
     }

@@ -49,7 +49,7 @@ impl OpDef for Range {
         };
         Ok(vec![(t, Shape::partial(&[n]))])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(range_kernel)
     }
 }

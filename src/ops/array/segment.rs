@@ -35,7 +35,7 @@ impl OpDef for UnsortedSegmentSum {
         out.extend_from_slice(&d[ir..]);
         Ok(vec![(t, Shape::partial(&out))])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(segment_sum_kernel)
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {

@@ -112,7 +112,7 @@ impl OpDef for Slice {
         }
         Ok(vec![(t, Shape::partial(&out))])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(slice_kernel)
     }
     // TensorFlow's _SliceGrad: Pad the gradient back to the input's shape

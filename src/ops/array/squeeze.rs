@@ -58,7 +58,7 @@ impl OpDef for Squeeze {
         };
         Ok(vec![(ctx.dtype(0), shape)])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         prepared(SqueezeKernel { dims: Self::dims_attr(node)? })
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {

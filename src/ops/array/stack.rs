@@ -38,7 +38,7 @@ impl OpDef for Pack {
         d.insert(ax, Some(ctx.inputs.len()));
         Ok(vec![(t, Shape::partial(&d))])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         prepared(PackKernel { axis: node.attr_int_or("axis", 0)? })
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -118,7 +118,7 @@ impl OpDef for Unpack {
         d.remove(ax);
         Ok(vec![(ctx.dtype(0), Shape::partial(&d)); num])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let num = node.attrs.contains_key("num").then(|| node.attr_int_or("num", 0)).transpose()?;
         prepared(UnpackKernel { axis: node.attr_int_or("axis", 0)?, num })
     }

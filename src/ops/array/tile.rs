@@ -45,7 +45,7 @@ impl OpDef for Tile {
             .collect();
         Ok(vec![(ctx.dtype(0), Shape::partial(&out))])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(tile_kernel)
     }
     // TensorFlow's _TileGrad: reshape the gradient to [m0, d0, m1, d1, ...] and sum the m axes

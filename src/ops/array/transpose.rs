@@ -54,7 +54,7 @@ impl OpDef for Transpose {
         let out: Vec<Option<usize>> = perm.iter().map(|&p| x.dims().and_then(|d| d[p])).collect();
         Ok(vec![(ctx.dtype(0), Shape::partial(&out))])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(transpose_kernel)
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -107,7 +107,7 @@ impl OpDef for InvertPermutation {
         }
         Ok(vec![(t, ctx.shape(0).clone())])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(invert_permutation_kernel)
     }
 }

@@ -246,10 +246,10 @@ impl OpDef for AddN {
         }
         Ok(vec![(t, shape)])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
         let f = crate::dispatch_numeric!(t, "AddN", T => add_n_kernel::<T>);
-        Ok(Some(Box::new(FnKernel(f))))
+        Ok(Box::new(FnKernel(f)))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Ok(vec![ctx.grads[0].clone(); ctx.inputs.len()])

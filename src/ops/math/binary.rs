@@ -179,7 +179,7 @@ impl OpDef for BinaryOp {
         };
         Ok(vec![(if self.fns.bool_output { DType::Bool } else { t }, shape)])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let t = node.attr_type("T")?;
         let f = self.fns.get(t).ok_or_else(|| no_kernel(self.op_type, t))?;
         let zero_divisor: Option<fn(&Tensor) -> Result<bool>> = match t {
@@ -187,7 +187,7 @@ impl OpDef for BinaryOp {
             DType::Int64 if self.int_divisor => Some(has_zero::<i64>),
             _ => None,
         };
-        Ok(Some(Box::new(BinaryKernel { f, same_shape: self.same_shape, zero_divisor })))
+        Ok(Box::new(BinaryKernel { f, same_shape: self.same_shape, zero_divisor }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         (self.grad)(ctx)
@@ -317,8 +317,8 @@ impl OpDef for BroadcastGradientArgs {
         let t = ctx.same_dtypes()?;
         Ok(vec![(t, Shape::partial(&[None])), (t, Shape::partial(&[None]))])
     }
-    fn prepare(&'static self, _: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(FnKernel(broadcast_gradient_args))))
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(broadcast_gradient_args)))
     }
 }
 

@@ -45,13 +45,13 @@ impl OpDef for MatMul {
         }
         Ok(vec![(t, Shape::partial(&[m, n]))])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let (transpose_a, transpose_b) = transposes(node)?;
         let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
         if !matches!(t, DType::Float | DType::Double) {
             return Err(no_kernel("MatMul", t));
         }
-        Ok(Some(Box::new(MatMulKernel { transpose_a, transpose_b })))
+        Ok(Box::new(MatMulKernel { transpose_a, transpose_b }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;

@@ -100,7 +100,7 @@ impl OpDef for Reduce {
         let keep = ctx.node.attr_bool_or("keep_dims", false)?;
         Ok(vec![(t, infer_reduced(ctx.shape(0), ctx.const_input(1), keep)?)])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let keep_dims = node.attr_bool_or("keep_dims", false)?;
         let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
         let f = crate::dispatch_numeric!(t, self.op_type, T => match self.kind {
@@ -109,7 +109,7 @@ impl OpDef for Reduce {
             Kind::Max => max::<T>,
             Kind::Prod => prod::<T>,
         });
-        Ok(Some(Box::new(ReduceKernel { f, keep_dims })))
+        Ok(Box::new(ReduceKernel { f, keep_dims }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         if self.kind == Kind::Prod {
@@ -266,8 +266,8 @@ impl OpDef for ArgMax {
         ctx.expect_inputs(2)?;
         Ok(vec![(output_type(ctx.node)?, infer_reduced(ctx.shape(0), ctx.const_input(1), false)?)])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
-        Ok(Some(Box::new(ArgMaxKernel { output: output_type(node)? })))
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(ArgMaxKernel { output: output_type(node)? }))
     }
 }
 

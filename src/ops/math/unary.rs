@@ -109,7 +109,7 @@ impl OpDef for UnaryOp {
         let t = ctx.check_dtype(0, &self.fns.dtypes())?;
         Ok(vec![(t, ctx.shape(0).clone())])
     }
-    fn prepare(&'static self, node: &Node) -> Result<Option<Box<dyn Kernel>>> {
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
         let f = self.fns.get(t).ok_or_else(|| no_kernel(self.op_type, t))?;
         let zero_input: Option<fn(&Tensor) -> Result<bool>> = match t {
@@ -117,7 +117,7 @@ impl OpDef for UnaryOp {
             DType::Int64 if self.int_zero_invalid => Some(has_zero::<i64>),
             _ => None,
         };
-        Ok(Some(Box::new(UnaryKernel { f, zero_input })))
+        Ok(Box::new(UnaryKernel { f, zero_input }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         (self.grad)(ctx)

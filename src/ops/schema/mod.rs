@@ -418,7 +418,7 @@ fn validate<'a>(
             return Err(Error::invalid_argument(format!(
                 "NodeDef mentions attr '{name}' not in {}; NodeDef: {{{{node {node_name}}}}}. (Check whether your GraphDef-interpreting binary is up to date with your GraphDef-generating binary: {producer}tensorgraph implements TensorFlow 2.21's ops, GraphDef version {}.)",
                 summarize_op_def(def),
-                crate::io::graph_def::GRAPH_DEF_VERSION
+                crate::format::proto::GRAPH_DEF_VERSION
             )));
         };
         if let Some(msg) = facts.check(name, attr_def) {

@@ -1,0 +1,78 @@
+//! [`OpBuilder::build`]: an op checked against the op registry and TensorFlow's schema
+//! (attrs defaulted and validated), its outputs inferred, named and added to its graph.
+//! The builder type is the graph layer's; building it needs the registry, so it is here.
+
+use super::{lookup, schema, InferCtx};
+use crate::error::{Error, Result};
+use crate::graph::{check_op_name, Node, OpBuilder, Operation, Output};
+use crate::tensor::Shape;
+
+impl OpBuilder<'_> {
+    /// Adds the op, with every attr its TensorFlow `OpDef` gives a default for that was
+    /// not set ([`crate::ops::schema::add_default_attrs`]), as TensorFlow's Python op wrappers do.
+    /// Errors: `Unimplemented` for an op type the registry lacks; `InvalidArgument` naming
+    /// the op when inputs come from another graph, when its attrs do not fit the `OpDef`
+    /// (an undeclared attr, a missing one without a default, a wrong kind or disallowed
+    /// value; see [`crate::ops::schema::validate_attrs`]), or when the inputs' dtypes/shapes do
+    /// not fit (with both shapes in the message).
+    pub fn build(self) -> Result<Operation> {
+        let graph = self.scope.graph.clone();
+        for i in &self.inputs {
+            if !i.graph.same(&graph) {
+                return Err(Error::invalid_argument(format!(
+                    "input {} of a new {} op is from another graph",
+                    i.name(),
+                    self.op_type
+                )));
+            }
+        }
+        for c in &self.control_inputs {
+            if !c.graph.same(&graph) {
+                return Err(Error::invalid_argument(format!(
+                    "control input {} of a new {} op is from another graph",
+                    c.name(),
+                    self.op_type
+                )));
+            }
+        }
+        let def = lookup(&self.op_type)?;
+        let name = self.scope.unique_op_name(&self.default_name);
+        check_op_name(&name)?;
+        // every attr TensorFlow's Python would set: the given ones, then the defaults
+        let mut attrs = self.attrs;
+        schema::add_default_attrs(def.op_type(), &mut attrs);
+        schema::validate_attrs(&name, def.op_type(), &attrs)?;
+        let mut node = Node {
+            name: name.clone(),
+            op_type: def.op_type(),
+            inputs: self.inputs.iter().map(|o| (o.op, o.index)).collect(),
+            control_inputs: self
+                .scope
+                .control_deps
+                .iter()
+                .copied()
+                .chain(self.control_inputs.iter().map(|c| c.id))
+                .collect(),
+            attrs,
+            outputs: Vec::new(),
+            device: self.scope.device.clone(),
+        };
+        node.control_inputs.dedup();
+        {
+            // inference reads constant inputs from the graph; it takes no lock itself
+            let g = graph.read();
+            let input_types: Vec<(crate::tensor::DType, Shape)> =
+                self.inputs.iter().map(|o| g.nodes[o.op].outputs[o.index].clone()).collect();
+            let ctx = InferCtx { nodes: &g.nodes, node: &node, inputs: &input_types };
+            let outputs = def.infer(&ctx).map_err(|e| e.context(format!("op '{name}' ({})", self.op_type)))?;
+            drop(g);
+            node.outputs = outputs;
+        }
+        Ok(graph.insert_node(node))
+    }
+
+    /// Builds the op and returns its output 0.
+    pub fn build_output(self) -> Result<Output> {
+        self.build()?.output(0)
+    }
+}
