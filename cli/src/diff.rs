@@ -2,7 +2,8 @@
 //! one of them, dtype or shape differences, and for common tensors of equal dtype and shape
 //! the largest absolute difference (numbers) or whether they are equal (strings).
 
-use crate::inspect::{entry_json, float_json, listing_lines, open_checkpoint, write_stdout};
+use crate::inspect::{entry_json, float_json, listing_lines, open_checkpoint};
+use crate::output::write_stdout;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

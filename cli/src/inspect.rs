@@ -5,9 +5,9 @@
 //! directory with a `checkpoint` state file, or a `.index` / `.data-*` file name), value
 //! formatting and writing to stdout without panicking on a closed pipe.
 
+use crate::output::write_stdout;
 use half::{bf16, f16};
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use tensorgraph::format::checkpoint::{index_path, latest_checkpoint, read_checkpoint_state, CheckpointReader};
 use tensorgraph::io::model_file::checkpoint_prefix;
@@ -114,16 +114,6 @@ pub fn open_checkpoint(path: &Path) -> Result<Opened, String> {
     let (prefix, from_dir) = resolve_checkpoint(path)?;
     let reader = CheckpointReader::open(&prefix).map_err(|e| e.to_string())?;
     Ok(Opened { reader, prefix, from_dir })
-}
-
-/// Writes `text` to stdout; a closed pipe (`| head`) is not an error.
-pub fn write_stdout(text: &str) -> Result<(), String> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(format!("cannot write to stdout: {e}")),
-    }
 }
 
 /// `{name, dtype, shape}` as JSON.

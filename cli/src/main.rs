@@ -8,6 +8,7 @@ mod freeze;
 mod inspect;
 mod model_file;
 mod model_info;
+mod output;
 mod run;
 
 use clap::{Parser, Subcommand};

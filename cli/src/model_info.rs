@@ -3,10 +3,10 @@
 //! types tensorgraph does not implement, placeholders with dtype and shape, and the nodes
 //! nothing consumes.
 
-use crate::inspect::write_stdout;
 use crate::model_file::{
     check_op_types, op_counts_text, op_type_counts, read_model, unsupported_advice, unsupported_op_types,
 };
+use crate::output::write_stdout;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;

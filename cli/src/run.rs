@@ -3,8 +3,9 @@
 //! from a checkpoint), feeds `.npy` files, runs the fetches once and prints them or writes
 //! them as `.npy` files. Also holds the `.npy` reading and writing shared by the CLI.
 
-use crate::inspect::{entry_json, resolve_checkpoint, tensor_json, values_text, write_stdout};
+use crate::inspect::{entry_json, resolve_checkpoint, tensor_json, values_text};
 use crate::model_info::{load_model, ModelKind};
+use crate::output::write_stdout;
 use npyz::WriterBuilder;
 use serde_json::{json, Value};
 use std::io::{BufReader, BufWriter, Write};

@@ -11,6 +11,7 @@
 mod concat;
 mod gather;
 mod layout;
+pub(crate) mod pad;
 mod range;
 mod segment;
 mod slice;
@@ -21,6 +22,7 @@ mod transpose;
 
 pub use concat::{concat, concat_dyn, ConcatOffset, ConcatV2};
 pub use gather::{gather, gather_dyn, GatherV2};
+pub use pad::{pad, pad_dyn, pad_v2, pad_v2_dyn, Pad, PadV2};
 pub use range::{range, range_dyn, Range};
 pub use segment::{unsorted_segment_sum, UnsortedSegmentSum};
 pub use slice::{slice, slice_dyn, Slice};
@@ -444,7 +446,12 @@ impl OpDef for Fill {
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         // sum every element, whatever the rank: reshape to [-1], sum axis 0
         let flat = reshape_to(ctx.scope, &ctx.grad(0)?, &[-1])?;
-        Ok(vec![None, Some(super::math::reduce_sum(ctx.scope, &flat, Some(&[0]), false)?)])
+        // Sum built here, not through math::reduce_sum: the array family does not import math
+        // (the same ops and names as reduce_sum: Sum, Sum/reduction_indices)
+        let (op, inner) = ctx.scope.op_scope("Sum");
+        let axis = constant(&inner.named("reduction_indices"), Tensor::vector(vec![0i32]))?;
+        let sum = op.op("Sum", "Sum").input(&flat).input(&axis).attr("T", flat.dtype()).attr("Tidx", DType::Int32);
+        Ok(vec![None, Some(sum.attr("keep_dims", false).build_output()?)])
     }
 }
 

@@ -17,7 +17,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock:
         .chain(super::resource_variable::DEFS)
         .chain(super::training::DEFS)
         .chain(super::conv::DEFS)
-        .chain(super::pad::DEFS)
+        .chain(super::array::pad::DEFS)
     {
         m.insert(def.op_type(), *def);
     }

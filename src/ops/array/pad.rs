@@ -4,16 +4,13 @@
 //! The kernels work for every dtype (bool and string included): the output gathers flat
 //! element indices from the input followed by one fill element.
 
-use super::array::{
-    concat, constant, index_dtype, index_tensor, int_values, reshape, reshape_to, shape_as, slice_dyn, stack,
-};
-use super::math::sub;
-use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use super::{concat, constant, index_dtype, index_tensor, int_values, reshape, reshape_to, shape_as, slice_dyn, stack};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
+use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
 use crate::tensor::{check_alloc, checked_num_elements, fmt_dims, DType, Shape, Storage, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] = &[&Pad, &PadV2];
+pub(crate) static DEFS: &[&dyn OpDef] = &[&Pad, &PadV2];
 
 const INTS: &[DType] = &[DType::Int32, DType::Int64];
 
@@ -234,6 +231,9 @@ pub(crate) fn slice_grad(ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
     let shape = stack_rank_one(s, rank)?;
     let before = reshape(s, begin, &shape)?;
     let input_shape = shape_or_const(s, "Shape_1", x, index)?;
+    // Sub built here, not through math::sub: the array family does not import math
+    let sub =
+        |s: &Scope, x: &Output, y: &Output| s.op("Sub", "sub").input(x).input(y).attr("T", x.dtype()).build_output();
     let after = sub(s, &sub(s, &input_shape, &slice_size)?, begin)?;
     let after = reshape(&s.named("Reshape_1"), &after, &shape)?;
     let paddings = concat(s, &[before, after], 1)?;

@@ -1,0 +1,13 @@
+//! Writing the CLI's output.
+
+use std::io::Write;
+
+/// Writes `text` to stdout; a closed pipe (`| head`) is not an error.
+pub fn write_stdout(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(format!("cannot write to stdout: {e}")),
+    }
+}
