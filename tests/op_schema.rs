@@ -296,3 +296,34 @@ fn meta_graph_import_drops_new_attrs_left_at_their_producer_default() {
         import_graph_def(&Graph::new(), meta.graph_def.as_ref().unwrap(), &ImportGraphDefOptions::new()).unwrap_err();
     assert!(e.message.contains("NodeDef mentions attr 'new_attr'"), "{e}");
 }
+
+#[test]
+fn an_input_count_that_contradicts_its_count_attr_is_refused() {
+    // TensorFlow's ValidateNodeDef: AddN with N = 3 but two inputs
+    let addn = |n: i64, name: &str| {
+        format!(
+            r#"node {{ name: "{name}" op: "AddN" input: "a" input: "a"
+                 attr {{ key: "T" value {{ type: DT_FLOAT }} }} attr {{ key: "N" value {{ i: {n} }} }} }}"#
+        )
+    };
+    for n in [3, 1, i64::MAX] {
+        let e = import_err(&addn(n, "s"));
+        assert_eq!(e.code, Code::InvalidArgument, "{e}");
+        assert!(e.message.contains(&format!("NodeDef expected {} input(s)", n as usize)), "{e}");
+        assert!(e.message.contains("but 2 were given; NodeDef: {{node s}}"), "{e}");
+    }
+    let e = import_err(
+        r#"node { name: "p" op: "Pack" input: "a" input: "a"
+             attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 3 } } }"#,
+    );
+    assert!(
+        e.message.contains("NodeDef expected 3 input(s) from its attrs but 2 were given; NodeDef: {{node p}}"),
+        "{e}"
+    );
+    // the right count imports and runs: a + a
+    let g = Graph::new();
+    import_graph_def(&g, &graph_def(&addn(2, "s")), &ImportGraphDefOptions::new()).unwrap();
+    let s = g.tensor_by_name("import/s:0").unwrap();
+    let v = Session::new(&g).unwrap().fetch(&[], &s).unwrap();
+    assert_eq!(v.as_slice::<f32>().unwrap(), [2.0, 4.0, 6.0, 8.0]);
+}

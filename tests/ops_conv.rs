@@ -462,3 +462,17 @@ fn cnn_frozen_imported_from_graph_def() {
         assert_close(name, t, &read_npy_f32(&dir.join(file)));
     }
 }
+
+#[test]
+fn pooling_with_a_window_far_larger_than_the_input_visits_only_the_input() {
+    // SAME padding with a huge ksize: each window covers the whole 2x2 input; the kernel
+    // loops over the input, not over the window (this used to run for hours)
+    let g = Graph::new();
+    let s = g.scope();
+    let x = cf32(&s, &[1, 2, 2, 1], vec![1., 2., 3., 4.]);
+    let k = [1, 1 << 40, 1 << 40, 1];
+    let mx = ops::max_pool(&s, &x, &k, &[1, 1, 1, 1], "SAME").unwrap();
+    assert_eq!(f32s(&run(&mx)), [4., 4., 4., 4.]);
+    let avg = ops::avg_pool(&s, &x, &k, &[1, 1, 1, 1], "SAME").unwrap();
+    assert_eq!(f32s(&run(&avg)), [2.5, 2.5, 2.5, 2.5]);
+}

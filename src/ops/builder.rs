@@ -58,6 +58,7 @@ impl OpBuilder<'_> {
             device: self.scope.device.clone(),
         };
         node.control_inputs.dedup();
+        schema::check_input_count(&name, def.op_type(), &node.attrs, node.inputs.len())?;
         {
             // inference reads constant inputs from the graph; it takes no lock itself
             let g = graph.read();

@@ -207,6 +207,23 @@ impl Geom {
     fn ix(&self, ox: usize, kx: usize) -> Option<usize> {
         (ox * self.sw + kx).checked_sub(self.pl).filter(|&x| x < self.w)
     }
+    /// The window rows `ky` of output row `oy` that fall inside the input (those with
+    /// [`Geom::iy`] `Some`): pooling loops over these, so a window far larger than the
+    /// input (a huge `ksize` with SAME padding) costs only the input's size.
+    fn ky_range(&self, oy: usize) -> std::ops::Range<usize> {
+        window_range(oy * self.sh, self.pt, self.h, self.kh)
+    }
+    /// The window columns `kx` of output column `ox` inside the input (see [`Geom::ky_range`]).
+    fn kx_range(&self, ox: usize) -> std::ops::Range<usize> {
+        window_range(ox * self.sw, self.pl, self.w, self.kw)
+    }
+}
+
+/// The `k` in `0..size` with `start + k - pad` in `0..input`.
+fn window_range(start: usize, pad: usize, input: usize, size: usize) -> std::ops::Range<usize> {
+    let lo = pad.saturating_sub(start).min(size);
+    let hi = (input + pad).saturating_sub(start).min(size).max(lo);
+    lo..hi
 }
 
 /// Partial output dim of a window op from a partial input dim.
@@ -690,9 +707,9 @@ fn max_pool_kernel<T: Num>(x: &Tensor, g: &Geom) -> Result<Tensor> {
         for oy in 0..g.oh {
             for ox in 0..g.ow {
                 acc.iter_mut().for_each(|a| *a = T::MIN);
-                for ky in 0..g.kh {
+                for ky in g.ky_range(oy) {
                     let Some(iy) = g.iy(oy, ky) else { continue };
-                    for kx in 0..g.kw {
+                    for kx in g.kx_range(ox) {
                         let Some(ix) = g.ix(ox, kx) else { continue };
                         let s = ((n * g.h + iy) * g.w + ix) * c;
                         for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
@@ -712,8 +729,8 @@ fn max_pool_kernel<T: Num>(x: &Tensor, g: &Geom) -> Result<Tensor> {
 
 /// The number of window elements inside the input for output (oy, ox).
 fn window_count(g: &Geom, oy: usize, ox: usize) -> usize {
-    let rows = (0..g.kh).filter(|&k| g.iy(oy, k).is_some()).count();
-    let cols = (0..g.kw).filter(|&k| g.ix(ox, k).is_some()).count();
+    let rows = g.ky_range(oy).len();
+    let cols = g.kx_range(ox).len();
     rows * cols
 }
 
@@ -726,9 +743,9 @@ fn avg_pool_kernel<T: Float>(x: &Tensor, g: &Geom) -> Result<Tensor> {
         for oy in 0..g.oh {
             for ox in 0..g.ow {
                 acc.iter_mut().for_each(|a| *a = T::ZERO);
-                for ky in 0..g.kh {
+                for ky in g.ky_range(oy) {
                     let Some(iy) = g.iy(oy, ky) else { continue };
-                    for kx in 0..g.kw {
+                    for kx in g.kx_range(ox) {
                         let Some(ix) = g.ix(ox, kx) else { continue };
                         let s = ((n * g.h + iy) * g.w + ix) * c;
                         for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
@@ -839,9 +856,9 @@ fn max_pool_grad<T: Num>(x: &Tensor, dy: &Tensor, g: &Geom) -> Result<Tensor> {
             for ox in 0..g.ow {
                 for ch in 0..c {
                     let mut best: Option<(usize, T)> = None;
-                    for ky in 0..g.kh {
+                    for ky in g.ky_range(oy) {
                         let Some(iy) = g.iy(oy, ky) else { continue };
-                        for kx in 0..g.kw {
+                        for kx in g.kx_range(ox) {
                             let Some(ix) = g.ix(ox, kx) else { continue };
                             let i = ((n * g.h + iy) * g.w + ix) * c + ch;
                             if best.is_none_or(|(_, b)| xv[i] > b) {
@@ -870,9 +887,9 @@ fn avg_pool_grad<T: Float>(_: &Tensor, dy: &Tensor, g: &Geom) -> Result<Tensor> 
             for ox in 0..g.ow {
                 let cnt = T::from_f64(window_count(g, oy, ox).max(1) as f64);
                 let o = ((n * g.oh + oy) * g.ow + ox) * c;
-                for ky in 0..g.kh {
+                for ky in g.ky_range(oy) {
                     let Some(iy) = g.iy(oy, ky) else { continue };
-                    for kx in 0..g.kw {
+                    for kx in g.kx_range(ox) {
                         let Some(ix) = g.ix(ox, kx) else { continue };
                         let s = ((n * g.h + iy) * g.w + ix) * c;
                         for ch in 0..c {

@@ -535,6 +535,7 @@ impl ImportPlan<'_> {
                 device: n.device.clone(),
             };
             let ctx = InferCtx { nodes: &g.nodes, node: &node, inputs: &input_types };
+            ops::schema::check_input_count(&n.name, node.op_type, &node.attrs, node.inputs.len())?;
             node.outputs = defs[i].infer(&ctx).map_err(ctx_err)?;
             ids[i] = g.push_imported(node, log);
             if let Some(entries) = self.mapped.get(&i) {

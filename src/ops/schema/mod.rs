@@ -394,6 +394,36 @@ pub fn validate_node_def_attrs<'a>(
     validate(node_name, op_type, attrs.map(|(k, v)| (k.as_str(), Facts::from_proto(v))), producer)
 }
 
+/// Checks that a node has as many data inputs as its `OpDef`'s input args and count attrs
+/// say (`N` for AddN's `inputs`, a `list(type)` length for `Tin`), as TensorFlow's
+/// `ValidateNodeDef` does. Errors: `InvalidArgument` naming the node and both counts.
+pub fn check_input_count(node_name: &str, op_type: &str, attrs: &Attrs, num_inputs: usize) -> Result<()> {
+    let Some(def) = op_def(op_type) else { return Ok(()) };
+    let mut want = 0usize;
+    for arg in &def.input_arg {
+        want += if !arg.number_attr.is_empty() {
+            match attrs.get(arg.number_attr.as_str()) {
+                Some(GraphAttr::Int(n)) => usize::try_from(*n).unwrap_or(usize::MAX),
+                _ => return Ok(()), // reported by the attr checks
+            }
+        } else if !arg.type_list_attr.is_empty() {
+            match attrs.get(arg.type_list_attr.as_str()) {
+                Some(GraphAttr::ListType(ts)) => ts.len(),
+                _ => return Ok(()),
+            }
+        } else {
+            1
+        };
+    }
+    if want != num_inputs {
+        return Err(Error::invalid_argument(format!(
+            "NodeDef expected {want} input(s) from its attrs but {num_inputs} were given; NodeDef: {{{{node {node_name}}}}}; {}. Give as many inputs as the count attr says (N for AddN, Pack, ConcatV2's values), or fix the attr.",
+            summarize_op_def(def)
+        )));
+    }
+    Ok(())
+}
+
 /// [`validate_node_def`] for a node's graph attrs (as the op builders make them).
 pub fn validate_attrs(node_name: &str, op_type: &str, attrs: &Attrs) -> Result<()> {
     validate(node_name, op_type, attrs.iter().map(|(k, v)| (k.as_str(), Facts::from_graph(v))), None)
