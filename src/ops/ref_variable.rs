@@ -19,9 +19,7 @@ impl OpDef for VariableV2 {
         Ok(vec![(ctx.node.attr_type("dtype")?, ctx.node.attr_shape("shape")?.clone())])
     }
     fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
-        Ok(Box::new(FnKernel(|ctx| {
-            Err(Error::internal(format!("VariableV2 '{}' is read by the executor, not run", ctx.node_name())))
-        })))
+        Ok(Box::new(FnKernel(super::variable_common::resolved_by_executor)))
     }
     fn is_stateful(&self) -> bool {
         true

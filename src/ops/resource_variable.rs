@@ -71,9 +71,7 @@ impl OpDef for VarHandleOp {
         Ok(vec![(DType::Resource, Shape::scalar())])
     }
     fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
-        Ok(Box::new(FnKernel(|ctx| {
-            Err(Error::internal(format!("VarHandleOp '{}' is resolved by the executor, not run", ctx.node_name())))
-        })))
+        Ok(Box::new(FnKernel(super::variable_common::resolved_by_executor)))
     }
     fn is_stateful(&self) -> bool {
         true

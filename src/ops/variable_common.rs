@@ -1,6 +1,6 @@
 //! What the variable ops share (reference variables in [`super::ref_variable`], resource
 //! variables in [`super::resource_variable`], optimizer updates in [`super::training`]):
-//! the uninitialized-resource error, the variable behind a resource handle at inference,
+//! the variable ops' kernel, the uninitialized-resource error, the variable behind a resource handle at inference,
 //! and the in-place add/subtract kernel. Each of those modules uses this one, none of
 //! them the others' internals.
 
@@ -8,6 +8,12 @@ use super::kernels::broadcast_binary;
 use super::{InferCtx, Kernel, KernelCtx};
 use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
+
+/// The kernel of the variable ops (`VariableV2`, `VarHandleOp`): the executor resolves
+/// their outputs to the session's variable buffers, so running one is a bug (`Internal`).
+pub(crate) fn resolved_by_executor(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+    Err(Error::internal(format!("{} '{}' is resolved by the executor, not run", ctx.op_type(), ctx.node_name())))
+}
 
 /// The `FailedPrecondition` for reading resource variable `name` before it is initialized
 /// (TensorFlow's "Error while reading resource variable ..."), with what to do.
