@@ -12,6 +12,7 @@ mod concat;
 mod gather;
 mod layout;
 pub(crate) mod pad;
+mod pad_slice_grad;
 mod range;
 mod segment;
 mod slice;

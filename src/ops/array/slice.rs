@@ -117,7 +117,7 @@ impl OpDef for Slice {
     }
     // TensorFlow's _SliceGrad: Pad the gradient back to the input's shape
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
-        super::pad::slice_grad(ctx)
+        super::pad_slice_grad::slice_grad(ctx)
     }
 }
 
