@@ -32,7 +32,7 @@ pub use stack::{stack, unstack, Pack, Unpack};
 pub use tile::{tile, tile_dyn, Tile};
 pub use transpose::{transpose, transpose_dyn, InvertPermutation, Transpose};
 
-use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::tensor::{DType, Shape, Tensor};
@@ -42,7 +42,7 @@ const INTS: &[DType] = &[DType::Int32, DType::Int64];
 /// The dtypes of the numeric kernels.
 const NUMBERS: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::Int64];
 
-pub(super) static DEFS: &[&dyn OpDef] = &[
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &Const,
     &Placeholder,
     &PlaceholderWithDefault,
@@ -70,7 +70,7 @@ pub(super) static DEFS: &[&dyn OpDef] = &[
     &Range,
 ];
 
-/// The prepared-kernel result of [`OpDef::prepare`] for `kernel`.
+/// The prepared-kernel result of [`RegisteredOp::prepare`] for `kernel`.
 fn prepared(kernel: impl Kernel + 'static) -> Result<Box<dyn Kernel>> {
     Ok(Box::new(kernel))
 }
@@ -120,7 +120,7 @@ pub(crate) fn index_dtype<'a>(v: impl IntoIterator<Item = &'a i64>) -> DType {
 /// `Const`: a constant tensor (attrs `value`, `dtype`; both required, of one dtype:
 /// `InvalidArgument` otherwise, as TensorFlow).
 pub struct Const;
-impl OpDef for Const {
+impl RegisteredOp for Const {
     fn op_type(&self) -> &'static str {
         "Const"
     }
@@ -163,7 +163,7 @@ pub fn scalar_like(s: &Scope, v: f64, dtype: DType) -> Result<Output> {
 /// `Placeholder`: a value that must be fed (attrs `dtype`, `shape`). Running it unfed is
 /// `InvalidArgument` naming it.
 pub struct Placeholder;
-impl OpDef for Placeholder {
+impl RegisteredOp for Placeholder {
     fn op_type(&self) -> &'static str {
         "Placeholder"
     }
@@ -197,7 +197,7 @@ pub fn placeholder(s: &Scope, dtype: DType, shape: impl Into<Shape>) -> Result<O
 
 /// `PlaceholderWithDefault`: its input unless fed.
 pub struct PlaceholderWithDefault;
-impl OpDef for PlaceholderWithDefault {
+impl RegisteredOp for PlaceholderWithDefault {
     fn op_type(&self) -> &'static str {
         "PlaceholderWithDefault"
     }
@@ -225,7 +225,7 @@ pub fn placeholder_with_default(s: &Scope, input: &Output, shape: impl Into<Shap
 
 /// `Identity`: its input.
 pub struct Identity;
-impl OpDef for Identity {
+impl RegisteredOp for Identity {
     fn op_type(&self) -> &'static str {
         "Identity"
     }
@@ -249,7 +249,7 @@ pub fn identity(s: &Scope, x: &Output) -> Result<Output> {
 
 /// `NoOp`: does nothing; used to group control dependencies (`init`, `train`).
 pub struct NoOp;
-impl OpDef for NoOp {
+impl RegisteredOp for NoOp {
     fn op_type(&self) -> &'static str {
         "NoOp"
     }
@@ -306,7 +306,7 @@ fn resolve_shape(req: &[i64], n: Option<usize>) -> Result<Vec<Option<usize>>> {
 
 /// `Reshape`: same values, new shape (input 1: int32 shape; one entry may be -1).
 pub struct Reshape;
-impl OpDef for Reshape {
+impl RegisteredOp for Reshape {
     fn op_type(&self) -> &'static str {
         "Reshape"
     }
@@ -348,7 +348,7 @@ pub fn reshape_to(s: &Scope, x: &Output, dims: &[i64]) -> Result<Output> {
 
 /// `Shape`: the dynamic shape of its input as a 1-d int32 (attr `out_type`).
 pub struct ShapeOp;
-impl OpDef for ShapeOp {
+impl RegisteredOp for ShapeOp {
     fn op_type(&self) -> &'static str {
         "Shape"
     }
@@ -369,7 +369,7 @@ pub fn shape(s: &Scope, x: &Output) -> Result<Output> {
 
 /// `Size`: the number of elements of its input, a 0-d int32.
 pub struct Size;
-impl OpDef for Size {
+impl RegisteredOp for Size {
     fn op_type(&self) -> &'static str {
         "Size"
     }
@@ -418,7 +418,7 @@ pub fn size(s: &Scope, x: &Output) -> Result<Output> {
 
 /// `Fill`: a tensor of shape `dims` (input 0, int32) filled with the scalar `value` (input 1).
 pub struct Fill;
-impl OpDef for Fill {
+impl RegisteredOp for Fill {
     fn op_type(&self) -> &'static str {
         "Fill"
     }
@@ -470,7 +470,7 @@ macro_rules! like_op {
     ($name:ident, $ty:expr, $val:expr, $doc:expr) => {
         #[doc = $doc]
         pub struct $name;
-        impl OpDef for $name {
+        impl RegisteredOp for $name {
             fn op_type(&self) -> &'static str {
                 $ty
             }
@@ -502,7 +502,7 @@ pub fn ones_like(s: &Scope, x: &Output) -> Result<Output> {
 
 /// `Cast`: converts elements to `DstT` (numeric and bool dtypes).
 pub struct Cast;
-impl OpDef for Cast {
+impl RegisteredOp for Cast {
     fn op_type(&self) -> &'static str {
         "Cast"
     }
@@ -553,7 +553,7 @@ impl ExpandDims {
         Ok(if axis < 0 { (axis + r) as usize } else { axis as usize })
     }
 }
-impl OpDef for ExpandDims {
+impl RegisteredOp for ExpandDims {
     fn op_type(&self) -> &'static str {
         "ExpandDims"
     }

@@ -11,12 +11,12 @@
 
 use super::array::int_values;
 use super::kernels::{matmul as matmul_kernel, Float, Num};
-use super::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use super::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] =
+pub(super) static DEFS: &[&dyn RegisteredOp] =
     &[&Conv2D, &Conv2DBackpropInput, &Conv2DBackpropFilter, &Pool::MAX, &Pool::AVG, &MaxPoolGrad, &AvgPoolGrad];
 
 const FLOATS: &[DType] = &[DType::Float, DType::Double];
@@ -420,7 +420,7 @@ fn conv_infer(x: &Shape, f: &Shape, a: &Attrs) -> Result<Shape> {
 /// [N,H,W,C]` with `filter [KH,KW,C,O]`; attrs `T`, `strides`, `padding` (SAME/VALID),
 /// `data_format` (NHWC), `dilations` (1s). float32/float64.
 pub struct Conv2D;
-impl OpDef for Conv2D {
+impl RegisteredOp for Conv2D {
     fn op_type(&self) -> &'static str {
         "Conv2D"
     }
@@ -516,7 +516,7 @@ fn conv_op(s: &Scope, op_type: &str, node: &Node, inputs: &[&Output]) -> Result<
 /// `Conv2DBackpropInput(input_sizes, filter, out_backprop)`: the gradient of Conv2D with
 /// respect to its input, of shape `input_sizes` (int32 `[4]`). Attrs as [`Conv2D`].
 pub struct Conv2DBackpropInput;
-impl OpDef for Conv2DBackpropInput {
+impl RegisteredOp for Conv2DBackpropInput {
     fn op_type(&self) -> &'static str {
         "Conv2DBackpropInput"
     }
@@ -567,7 +567,7 @@ fn check_out_backprop(dy: &[usize], g: &Geom, o: usize, what: &str) -> Result<()
 /// `Conv2DBackpropFilter(input, filter_sizes, out_backprop)`: the gradient of Conv2D with
 /// respect to its filter, of shape `filter_sizes` (int32 `[4]`). Attrs as [`Conv2D`].
 pub struct Conv2DBackpropFilter;
-impl OpDef for Conv2DBackpropFilter {
+impl RegisteredOp for Conv2DBackpropFilter {
     fn op_type(&self) -> &'static str {
         "Conv2DBackpropFilter"
     }
@@ -761,7 +761,7 @@ fn avg_pool_kernel<T: Float>(x: &Tensor, g: &Geom) -> Result<Tensor> {
     Tensor::new(&[g.n, g.oh, g.ow, c], out)
 }
 
-impl OpDef for Pool {
+impl RegisteredOp for Pool {
     fn op_type(&self) -> &'static str {
         self.op_type
     }
@@ -934,7 +934,7 @@ impl Kernel for PoolGradKernel {
 /// `MaxPoolGrad(orig_input, orig_output, grad)`: routes each window's gradient to the
 /// first maximum of the window in `orig_input`. Attrs as [`Pool`].
 pub struct MaxPoolGrad;
-impl OpDef for MaxPoolGrad {
+impl RegisteredOp for MaxPoolGrad {
     fn op_type(&self) -> &'static str {
         "MaxPoolGrad"
     }
@@ -960,7 +960,7 @@ impl OpDef for MaxPoolGrad {
 /// `AvgPoolGrad(orig_input_shape, grad)`: spreads each window's gradient evenly over the
 /// window's elements inside the input. Attrs as [`Pool`].
 pub struct AvgPoolGrad;
-impl OpDef for AvgPoolGrad {
+impl RegisteredOp for AvgPoolGrad {
     fn op_type(&self) -> &'static str {
         "AvgPoolGrad"
     }

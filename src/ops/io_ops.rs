@@ -3,13 +3,14 @@
 //! `save/restore_all` from an imported meta graph writes or reads a V2 checkpoint
 //! through these kernels, like `Saver::save` and `Saver::restore`.
 
-use super::{FnKernel, InferCtx, Kernel, KernelCtx, OpDef};
+use super::{FnKernel, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::format::checkpoint::{data_path, index_path, CheckpointReader, CheckpointWriter};
 use crate::graph::{AttrValue, Node, Operation, Output, Scope};
 use crate::tensor::{DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] = &[&SaveV2, &RestoreV2, &StringJoin, &ShardedFilename, &MergeV2Checkpoints];
+pub(super) static DEFS: &[&dyn RegisteredOp] =
+    &[&SaveV2, &RestoreV2, &StringJoin, &ShardedFilename, &MergeV2Checkpoints];
 
 /// The UTF-8 text of a string scalar input (a file name or prefix).
 fn text(t: &Tensor, what: &str) -> Result<String> {
@@ -48,7 +49,7 @@ fn dtypes_attr(node: &Node) -> Result<Vec<DType>> {
 /// `SaveV2(prefix, tensor_names, shape_and_slices, tensors...)`: writes the tensors to
 /// the V2 checkpoint `prefix`. Only whole tensors (empty `shape_and_slices`) are supported.
 pub struct SaveV2;
-impl OpDef for SaveV2 {
+impl RegisteredOp for SaveV2 {
     fn op_type(&self) -> &'static str {
         "SaveV2"
     }
@@ -96,7 +97,7 @@ fn save_v2(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
 /// checkpoint `prefix`; attr `dtypes` gives each output's dtype. Errors: `NotFound`
 /// naming a missing key; `InvalidArgument` for a dtype mismatch.
 pub struct RestoreV2;
-impl OpDef for RestoreV2 {
+impl RegisteredOp for RestoreV2 {
     fn op_type(&self) -> &'static str {
         "RestoreV2"
     }
@@ -151,7 +152,7 @@ impl Kernel for RestoreKernel {
 
 /// `StringJoin(inputs...)`: element-wise concatenation of string scalars with attr `separator`.
 pub struct StringJoin;
-impl OpDef for StringJoin {
+impl RegisteredOp for StringJoin {
     fn op_type(&self) -> &'static str {
         "StringJoin"
     }
@@ -194,7 +195,7 @@ impl Kernel for StringJoinKernel {
 
 /// `ShardedFilename(basename, shard, num_shards)`: `basename-00000-of-00001`.
 pub struct ShardedFilename;
-impl OpDef for ShardedFilename {
+impl RegisteredOp for ShardedFilename {
     fn op_type(&self) -> &'static str {
         "ShardedFilename"
     }
@@ -215,7 +216,7 @@ impl OpDef for ShardedFilename {
 /// `MergeV2Checkpoints(checkpoint_prefixes, destination_prefix)`: merges the per-shard
 /// checkpoints into one (attr `delete_old_dirs` removes the sources' directory when empty).
 pub struct MergeV2Checkpoints;
-impl OpDef for MergeV2Checkpoints {
+impl RegisteredOp for MergeV2Checkpoints {
     fn op_type(&self) -> &'static str {
         "MergeV2Checkpoints"
     }

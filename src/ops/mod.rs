@@ -1,4 +1,4 @@
-//! The op registry: one definition per TensorFlow op type. Each [`OpDef`] gives the op's
+//! The op registry: one definition per TensorFlow op type. Each [`RegisteredOp`] gives the op's
 //! shape/dtype inference, its CPU kernel and its gradient, side by side. Graph building,
 //! the session and the gradient builder all read this table; nothing else lists ops.
 //!
@@ -139,7 +139,7 @@ pub type VarSlot = RwLock<Option<Tensor>>;
 
 /// What a kernel sees when it runs: input values, the variable buffers behind reference
 /// inputs, and the op's random generator. Attrs are not here: a [`Kernel`] reads them once,
-/// when [`OpDef::prepare`] makes it.
+/// when [`RegisteredOp::prepare`] makes it.
 pub struct KernelCtx<'a> {
     /// The name of the node being run (`layer1/MatMul`), for messages.
     pub node_name: &'a str,
@@ -189,7 +189,7 @@ impl KernelCtx<'_> {
 }
 
 /// A node made ready to run: its attrs parsed and checked, its kernel function chosen for
-/// its dtypes. Made once per node by [`OpDef::prepare`] when a session builds a run plan,
+/// its dtypes. Made once per node by [`RegisteredOp::prepare`] when a session builds a run plan,
 /// then run many times, possibly from several threads at once.
 pub trait Kernel: Send + Sync {
     /// Runs the op on concrete inputs; returns one tensor per output.
@@ -240,7 +240,7 @@ impl GradCtx<'_> {
 }
 
 /// One TensorFlow op type: inference, kernel and gradient.
-pub trait OpDef: Send + Sync {
+pub trait RegisteredOp: Send + Sync {
     /// The TensorFlow op type (`MatMul`).
     fn op_type(&self) -> &'static str;
     /// The dtype and (possibly partial) shape of each output, from the inputs and attrs.

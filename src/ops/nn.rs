@@ -5,12 +5,12 @@
 use super::array::{cast, expand_dims, int_values, ones_like, reshape_to, scalar_like, shape, zeros_like};
 use super::kernels::{Float, Num};
 use super::math::{add, binary_op, grad_of_quadratic_grad, mul, neg, reduce_sum, sub, unary_op, BinaryOp, UnaryOp};
-use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] = &[
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &BiasAdd,
     &BiasAddGrad,
     &RELU,
@@ -56,7 +56,7 @@ fn channel_dim(nchw: bool, rank: usize, what: &str) -> Result<usize> {
 /// `BiasAdd(value, bias)`: adds the 1-d `bias` along the channel dimension of `value`
 /// (last for `data_format = "NHWC"`, 1 for `"NCHW"`). Gradient `(g, BiasAddGrad(g))`.
 pub struct BiasAdd;
-impl OpDef for BiasAdd {
+impl RegisteredOp for BiasAdd {
     fn op_type(&self) -> &'static str {
         "BiasAdd"
     }
@@ -136,7 +136,7 @@ fn bias_add_grad(s: &Scope, g: &Output, data_format: Option<AttrValue>) -> Resul
 /// `BiasAddGrad(out_backprop)`: the sum of `out_backprop` over every dimension but the
 /// channel one (attr `data_format` as [`BiasAdd`]); output `[channels]`.
 pub struct BiasAddGrad;
-impl OpDef for BiasAddGrad {
+impl RegisteredOp for BiasAddGrad {
     fn op_type(&self) -> &'static str {
         "BiasAddGrad"
     }
@@ -319,7 +319,7 @@ impl Softmax {
     const SOFTMAX: Softmax = Softmax { op_type: "Softmax", log: false };
     const LOG_SOFTMAX: Softmax = Softmax { op_type: "LogSoftmax", log: true };
 }
-impl OpDef for Softmax {
+impl RegisteredOp for Softmax {
     fn op_type(&self) -> &'static str {
         self.op_type
     }
@@ -390,7 +390,7 @@ fn check_rank(sh: &Shape, want: usize, what: &str, both: &str) -> Result<()> {
 /// label distributions, output 0 `loss [batch] = -sum(labels * log_softmax(features))` and
 /// output 1 `backprop [batch, classes] = softmax(features) - labels`.
 pub struct SoftmaxCrossEntropyWithLogits;
-impl OpDef for SoftmaxCrossEntropyWithLogits {
+impl RegisteredOp for SoftmaxCrossEntropyWithLogits {
     fn op_type(&self) -> &'static str {
         "SoftmaxCrossEntropyWithLogits"
     }
@@ -463,7 +463,7 @@ fn softmax_xent_grad(ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
 /// `loss [batch]`, output 1 `backprop [batch, classes]`. A label outside `[0, classes)` is
 /// `InvalidArgument` naming it. Gradient for `features` only.
 pub struct SparseSoftmaxCrossEntropyWithLogits;
-impl OpDef for SparseSoftmaxCrossEntropyWithLogits {
+impl RegisteredOp for SparseSoftmaxCrossEntropyWithLogits {
     fn op_type(&self) -> &'static str {
         "SparseSoftmaxCrossEntropyWithLogits"
     }

@@ -4,14 +4,14 @@
 
 use super::array::{constant, int_values};
 use super::math::{add, mul, sub};
-use super::{InferCtx, Kernel, KernelCtx, OpDef};
+use super::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::tensor::{DType, Shape, Tensor};
 use rand::Rng;
 use rand_distr::StandardNormal;
 
-pub(super) static DEFS: &[&dyn OpDef] = &[&RandomOp::UNIFORM, &RandomOp::NORMAL, &RandomOp::TRUNCATED];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[&RandomOp::UNIFORM, &RandomOp::NORMAL, &RandomOp::TRUNCATED];
 
 /// TensorFlow's `DEFAULT_GRAPH_SEED`, used as `seed` when only an op seed is given.
 pub const DEFAULT_GRAPH_SEED: i64 = 87654321;
@@ -35,7 +35,7 @@ impl RandomOp {
     const TRUNCATED: RandomOp = RandomOp { op_type: "TruncatedNormal", dist: Dist::Truncated };
 }
 
-impl OpDef for RandomOp {
+impl RegisteredOp for RandomOp {
     fn op_type(&self) -> &'static str {
         self.op_type
     }

@@ -1,17 +1,17 @@
 //! Variable ops: VariableV2, Assign, AssignAdd, AssignSub (reference variables).
 
 use super::variable_common::AddToVariable;
-use super::{FnKernel, InferCtx, Kernel, KernelCtx, OpDef};
+use super::{FnKernel, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Operation, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] = &[&VariableV2, &Assign, &AssignAdd, &AssignSub];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[&VariableV2, &Assign, &AssignAdd, &AssignSub];
 
 /// `VariableV2`: a reference variable (attrs `shape`, `dtype`, `container`, `shared_name`).
 /// Its value lives in the session; the executor reads it when a consumer runs.
 pub struct VariableV2;
-impl OpDef for VariableV2 {
+impl RegisteredOp for VariableV2 {
     fn op_type(&self) -> &'static str {
         "VariableV2"
     }
@@ -28,7 +28,7 @@ impl OpDef for VariableV2 {
 
 /// `Assign`: stores input 1 into the variable at input 0 and outputs the new value.
 pub struct Assign;
-impl OpDef for Assign {
+impl RegisteredOp for Assign {
     fn op_type(&self) -> &'static str {
         "Assign"
     }
@@ -89,7 +89,7 @@ macro_rules! assign_update {
     ($name:ident, $ty:expr, $subtract:expr, $doc:expr) => {
         #[doc = $doc]
         pub struct $name;
-        impl OpDef for $name {
+        impl RegisteredOp for $name {
             fn op_type(&self) -> &'static str {
                 $ty
             }

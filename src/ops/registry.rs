@@ -1,12 +1,12 @@
-//! The table from TensorFlow op type to its [`OpDef`].
+//! The table from TensorFlow op type to its [`RegisteredOp`].
 
-use super::OpDef;
+use super::RegisteredOp;
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::LazyLock;
 
-static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock::new(|| {
-    let mut m: HashMap<&'static str, &'static dyn OpDef> = HashMap::default();
+static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = LazyLock::new(|| {
+    let mut m: HashMap<&'static str, &'static dyn RegisteredOp> = HashMap::default();
     for def in super::array::DEFS
         .iter()
         .chain(super::math::defs())
@@ -26,7 +26,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn OpDef>> = LazyLock:
 
 /// The definition of op type `op_type`.
 /// Errors: `Unimplemented` naming the type when tensorgraph does not know it.
-pub fn lookup(op_type: &str) -> Result<&'static dyn OpDef> {
+pub fn lookup(op_type: &str) -> Result<&'static dyn RegisteredOp> {
     REGISTRY.get(op_type).copied().ok_or_else(|| {
         Error::unimplemented(format!("Op type not registered '{op_type}': tensorgraph has no kernel for it"))
     })

@@ -5,20 +5,20 @@
 //!
 //! A `VarHandleOp`'s output has dtype [`DType::Resource`], but no handle tensor ever exists
 //! at run time: as for `VariableV2`, the session keeps one buffer per variable op and hands
-//! it to the kernels that take the handle (their [`OpDef::ref_inputs`]). The optimizer
+//! it to the kernels that take the handle (their [`RegisteredOp::ref_inputs`]). The optimizer
 //! updates share their shape checks and kernels with the reference forms in
 //! [`super::training`].
 
 use super::training::{self, Access};
 use super::variable_common::{handle_info, AddToVariable};
-use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Operation, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 pub use super::variable_common::uninitialized_resource;
 
-pub(super) static DEFS: &[&dyn OpDef] = &[
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &VarHandleOp,
     &ReadVariableOp,
     &AssignVariableOp,
@@ -60,7 +60,7 @@ fn check_value(ctx: &InferCtx, what: &str, value: usize) -> Result<()> {
 /// `debug_name`, `allowed_devices`). Its output is the handle (dtype `resource`, shape `[]`);
 /// the value lives in the session, keyed by this op, like a `VariableV2`'s.
 pub struct VarHandleOp;
-impl OpDef for VarHandleOp {
+impl RegisteredOp for VarHandleOp {
     fn op_type(&self) -> &'static str {
         "VarHandleOp"
     }
@@ -82,7 +82,7 @@ impl OpDef for VarHandleOp {
 /// the `VarHandleOp`'s declared `shape`. Gradient: the incoming gradient, passed to the
 /// handle (so `tf.gradients` with respect to a resource variable sums over all its reads).
 pub struct ReadVariableOp;
-impl OpDef for ReadVariableOp {
+impl RegisteredOp for ReadVariableOp {
     fn op_type(&self) -> &'static str {
         "ReadVariableOp"
     }
@@ -137,7 +137,7 @@ impl Kernel for ReadKernel {
 /// `validate_shape`, default false: when true and the variable holds a value, the new value
 /// must have its shape). No outputs.
 pub struct AssignVariableOp;
-impl OpDef for AssignVariableOp {
+impl RegisteredOp for AssignVariableOp {
     fn op_type(&self) -> &'static str {
         "AssignVariableOp"
     }
@@ -198,7 +198,7 @@ macro_rules! assign_update_variable {
     ($name:ident, $ty:expr, $subtract:expr, $doc:expr) => {
         #[doc = $doc]
         pub struct $name;
-        impl OpDef for $name {
+        impl RegisteredOp for $name {
             fn op_type(&self) -> &'static str {
                 $ty
             }
@@ -235,7 +235,7 @@ assign_update_variable!(
 
 /// `VarIsInitializedOp(resource)`: a bool scalar, true once the variable holds a value.
 pub struct VarIsInitializedOp;
-impl OpDef for VarIsInitializedOp {
+impl RegisteredOp for VarIsInitializedOp {
     fn op_type(&self) -> &'static str {
         "VarIsInitializedOp"
     }
@@ -262,7 +262,7 @@ impl OpDef for VarIsInitializedOp {
 /// `ResourceApplyGradientDescent(var, alpha, delta)`: `var -= alpha * delta` (attrs `T`,
 /// `use_locking`). No outputs. Kernel shared with `ApplyGradientDescent`.
 pub struct ResourceApplyGradientDescent;
-impl OpDef for ResourceApplyGradientDescent {
+impl RegisteredOp for ResourceApplyGradientDescent {
     fn op_type(&self) -> &'static str {
         "ResourceApplyGradientDescent"
     }
@@ -283,7 +283,7 @@ impl OpDef for ResourceApplyGradientDescent {
 /// `ResourceApplyMomentum(var, accum, lr, grad, momentum)` (attrs `T`, `use_locking`,
 /// `use_nesterov`). No outputs. Kernel shared with `ApplyMomentum`.
 pub struct ResourceApplyMomentum;
-impl OpDef for ResourceApplyMomentum {
+impl RegisteredOp for ResourceApplyMomentum {
     fn op_type(&self) -> &'static str {
         "ResourceApplyMomentum"
     }
@@ -304,7 +304,7 @@ impl OpDef for ResourceApplyMomentum {
 /// `ResourceApplyAdam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)`
 /// (attrs `T`, `use_locking`, `use_nesterov`). No outputs. Kernel shared with `ApplyAdam`.
 pub struct ResourceApplyAdam;
-impl OpDef for ResourceApplyAdam {
+impl RegisteredOp for ResourceApplyAdam {
     fn op_type(&self) -> &'static str {
         "ResourceApplyAdam"
     }

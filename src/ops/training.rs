@@ -6,12 +6,12 @@
 
 use super::kernels::{Float, Num};
 use super::variable_common::handle_info;
-use super::{InferCtx, Kernel, KernelCtx, OpDef, VarSlot};
+use super::{InferCtx, Kernel, KernelCtx, RegisteredOp, VarSlot};
 use crate::error::{Error, Result};
 use crate::graph::Node;
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] = &[&ApplyGradientDescent, &ApplyMomentum, &ApplyAdam];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[&ApplyGradientDescent, &ApplyMomentum, &ApplyAdam];
 
 /// How an update op reaches its variable and slots: reference inputs (`Apply*`, which
 /// output the new value) or resource handles (`ResourceApply*`, which output nothing).
@@ -132,7 +132,7 @@ fn update_refs<T: Float>(ctx: &KernelCtx, refs: &[usize], grad: usize, f: Update
 
 /// `ApplyGradientDescent(var, alpha, delta)`: `var -= alpha * delta`.
 pub struct ApplyGradientDescent;
-impl OpDef for ApplyGradientDescent {
+impl RegisteredOp for ApplyGradientDescent {
     fn op_type(&self) -> &'static str {
         "ApplyGradientDescent"
     }
@@ -199,7 +199,7 @@ fn access_outputs(access: Access, new_value: Tensor) -> Vec<Tensor> {
 /// `ApplyMomentum(var, accum, lr, grad, momentum)`: `accum = accum * momentum + grad;
 /// var -= lr * accum` (Nesterov: `var -= lr * grad + lr * momentum * accum`).
 pub struct ApplyMomentum;
-impl OpDef for ApplyMomentum {
+impl RegisteredOp for ApplyMomentum {
     fn op_type(&self) -> &'static str {
         "ApplyMomentum"
     }
@@ -259,7 +259,7 @@ impl Kernel for MomentumKernel {
 /// `lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)`; `m = beta1 m + (1 - beta1) g`;
 /// `v = beta2 v + (1 - beta2) g²`; `var -= lr_t m / (sqrt(v) + epsilon)`.
 pub struct ApplyAdam;
-impl OpDef for ApplyAdam {
+impl RegisteredOp for ApplyAdam {
     fn op_type(&self) -> &'static str {
         "ApplyAdam"
     }

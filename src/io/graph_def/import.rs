@@ -261,7 +261,7 @@ fn import_under(
         }
     }
     check_colocation(graph_def, &index)?;
-    let mut defs: Vec<&'static dyn ops::OpDef> = Vec::with_capacity(nodes.len());
+    let mut defs: Vec<&'static dyn ops::RegisteredOp> = Vec::with_capacity(nodes.len());
     let producer = graph_def.versions.as_ref().map(|v| v.producer);
     // per node, attrs a newer producer added and left at their default (dropped)
     let mut dropped: HashMap<usize, Vec<&str>> = HashMap::default();
@@ -456,7 +456,7 @@ fn resolve_inputs<'a>(
 /// resolved inputs, the input-map entries by replaced node, and the name prefix.
 struct ImportPlan<'a> {
     gd: &'a GraphDef,
-    defs: &'a [&'static dyn ops::OpDef],
+    defs: &'a [&'static dyn ops::RegisteredOp],
     inputs: &'a Inputs<'a>,
     mapped: &'a HashMap<usize, Vec<(&'a str, usize, &'a Output)>>,
     prefix: &'a str,

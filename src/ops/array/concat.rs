@@ -4,7 +4,7 @@ use super::layout::{int_tensor, interleave, norm_axis, scalar_int};
 use super::{cast, const_under, int_values, plain, shape_as, slice_dyn, INTS};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
-use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Storage, Tensor};
 
 /// `ConcatV2(values..., axis)`: joins `N` tensors (attr `N`) along `axis` (last input,
@@ -23,7 +23,7 @@ impl ConcatV2 {
         Ok(())
     }
 }
-impl OpDef for ConcatV2 {
+impl RegisteredOp for ConcatV2 {
     fn op_type(&self) -> &'static str {
         "ConcatV2"
     }
@@ -179,7 +179,7 @@ pub fn concat_dyn(s: &Scope, values: &[Output], axis: &Output) -> Result<Output>
 /// `ConcatOffset(concat_dim, shape...)`: for `N` shape vectors (attr `N`, int32 or int64,
 /// attr `shape_type`), the offset of each in the concatenation along `concat_dim`.
 pub struct ConcatOffset;
-impl OpDef for ConcatOffset {
+impl RegisteredOp for ConcatOffset {
     fn op_type(&self) -> &'static str {
         "ConcatOffset"
     }

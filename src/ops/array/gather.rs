@@ -7,7 +7,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 /// `GatherV2(params, indices, axis)`: slices of `params` along `axis` picked by
@@ -26,7 +26,7 @@ impl GatherV2 {
         Ok(())
     }
 }
-impl OpDef for GatherV2 {
+impl RegisteredOp for GatherV2 {
     fn op_type(&self) -> &'static str {
         "GatherV2"
     }

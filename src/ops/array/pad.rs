@@ -7,10 +7,10 @@
 use super::{constant, index_dtype, index_tensor, int_values};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{check_alloc, checked_num_elements, fmt_dims, DType, Shape, Storage, Tensor};
 
-pub(crate) static DEFS: &[&dyn OpDef] = &[&Pad, &PadV2];
+pub(crate) static DEFS: &[&dyn RegisteredOp] = &[&Pad, &PadV2];
 
 const INTS: &[DType] = &[DType::Int32, DType::Int64];
 
@@ -169,7 +169,7 @@ fn compute_pad(x: &Tensor, p: &Tensor, fill: &Tensor) -> Result<Tensor> {
 /// strings); `paddings` is an int32/int64 (attr `Tpaddings`) `[rank, 2]` matrix of
 /// non-negative `[before, after]` counts per dimension.
 pub struct Pad;
-impl OpDef for Pad {
+impl RegisteredOp for Pad {
     fn op_type(&self) -> &'static str {
         "Pad"
     }
@@ -191,7 +191,7 @@ impl OpDef for Pad {
 /// `PadV2(input, paddings, constant_values)`: as [`Pad`], filling with the scalar
 /// `constant_values` (dtype `T`).
 pub struct PadV2;
-impl OpDef for PadV2 {
+impl RegisteredOp for PadV2 {
     fn op_type(&self) -> &'static str {
         "PadV2"
     }

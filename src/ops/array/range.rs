@@ -3,7 +3,7 @@
 use super::{const_under, plain, NUMBERS};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::ops::{InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 /// `Range(start, limit, delta)`: `[start, start + delta, ...)` up to `limit` (exclusive),
@@ -33,7 +33,7 @@ impl Range {
         }
     }
 }
-impl OpDef for Range {
+impl RegisteredOp for Range {
     fn op_type(&self) -> &'static str {
         "Range"
     }

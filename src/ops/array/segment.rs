@@ -5,13 +5,13 @@ use super::{gather, int_values, plain, INTS, NUMBERS};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::kernels::Num;
-use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 /// `UnsortedSegmentSum(data, segment_ids, num_segments)`: `out[j, ...]` is the sum of the
 /// `data[i..., ...]` with `segment_ids[i...] == j` (negative ids dropped). Numeric dtypes.
 pub struct UnsortedSegmentSum;
-impl OpDef for UnsortedSegmentSum {
+impl RegisteredOp for UnsortedSegmentSum {
     fn op_type(&self) -> &'static str {
         "UnsortedSegmentSum"
     }

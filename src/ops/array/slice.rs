@@ -4,7 +4,7 @@ use super::layout::{product_indices, strides};
 use super::{const_under, index_dtype, index_tensor, int_values, plain, INTS};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 /// `Slice(input, begin, size)`: the block starting at `begin` of extent `size` (`-1`: to
@@ -45,7 +45,7 @@ impl Slice {
         Ok(out)
     }
 }
-impl OpDef for Slice {
+impl RegisteredOp for Slice {
     fn op_type(&self) -> &'static str {
         "Slice"
     }

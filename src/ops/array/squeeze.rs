@@ -4,7 +4,7 @@ use super::layout::norm_axis;
 use super::{prepared, reshape, shape_as};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
-use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 /// `Squeeze(input)`: removes size-1 dimensions (all of them, or those in attr
@@ -42,7 +42,7 @@ impl Squeeze {
         Ok(Some(dims.iter().zip(&drop).filter(|(_, &x)| !x).map(|(&d, _)| d).collect()))
     }
 }
-impl OpDef for Squeeze {
+impl RegisteredOp for Squeeze {
     fn op_type(&self) -> &'static str {
         "Squeeze"
     }

@@ -4,13 +4,13 @@ use super::layout::{interleave, norm_axis, product_indices};
 use super::{prepared, zeros_like};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Storage, Tensor};
 
 /// `Pack(values...)`: stacks `N` tensors of one shape (attr `N`) along a new dimension at
 /// attr `axis` (default 0; in `[-(rank+1), rank]`). All dtypes.
 pub struct Pack;
-impl OpDef for Pack {
+impl RegisteredOp for Pack {
     fn op_type(&self) -> &'static str {
         "Pack"
     }
@@ -88,7 +88,7 @@ pub fn stack(s: &Scope, values: &[Output], axis: i64) -> Result<Output> {
 
 /// `Unpack(value)`: splits along attr `axis` (default 0) into attr `num` tensors. All dtypes.
 pub struct Unpack;
-impl OpDef for Unpack {
+impl RegisteredOp for Unpack {
     fn op_type(&self) -> &'static str {
         "Unpack"
     }

@@ -4,13 +4,13 @@ use super::layout::{product_indices, strides};
 use super::{cast, const_under, constant, int_values, plain, range_dyn, reshape, shape_as, stack, transpose_dyn, INTS};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 /// `Tile(input, multiples)`: repeats `input` `multiples[i]` times along dimension `i`
 /// (`multiples` int32/int64, attr `Tmultiples`). All dtypes.
 pub struct Tile;
-impl OpDef for Tile {
+impl RegisteredOp for Tile {
     fn op_type(&self) -> &'static str {
         "Tile"
     }

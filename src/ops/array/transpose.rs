@@ -4,7 +4,7 @@ use super::layout::{int_tensor, product_indices, strides};
 use super::{const_under, int_values, plain, INTS};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 /// Checks that `perm` is a permutation of `0..rank`.
@@ -34,7 +34,7 @@ fn check_perm(perm: &[i64], rank: usize, input: &str) -> Result<Vec<usize>> {
 /// `Transpose(x, perm)`: output dimension `i` is input dimension `perm[i]` (`perm`
 /// int32/int64, attr `Tperm`). All dtypes.
 pub struct Transpose;
-impl OpDef for Transpose {
+impl RegisteredOp for Transpose {
     fn op_type(&self) -> &'static str {
         "Transpose"
     }
@@ -95,7 +95,7 @@ pub fn transpose_dyn(s: &Scope, x: &Output, perm: &Output) -> Result<Output> {
 
 /// `InvertPermutation(x)`: `y[x[i]] = i` for a 1-d int32/int64 permutation.
 pub struct InvertPermutation;
-impl OpDef for InvertPermutation {
+impl RegisteredOp for InvertPermutation {
     fn op_type(&self) -> &'static str {
         "InvertPermutation"
     }

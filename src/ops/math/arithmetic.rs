@@ -8,10 +8,10 @@ use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::array::cast;
 use crate::ops::kernels::Num;
-use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] =
+pub(super) static DEFS: &[&dyn RegisteredOp] =
     &[&ADD, &SUB, &MUL, &REAL_DIV, &MAXIMUM, &MINIMUM, &FLOOR_DIV, &FLOOR_MOD, &NEG, &AddN];
 
 /// `AddV2`: `x + y` (integers wrap). Gradient `(g, g)` summed back to the input shapes.
@@ -225,7 +225,7 @@ pub fn neg(s: &Scope, x: &Output) -> Result<Output> {
 /// `InvalidArgument` for no input or shapes that differ (at build time when known).
 /// Gradient: the incoming gradient to every input.
 pub struct AddN;
-impl OpDef for AddN {
+impl RegisteredOp for AddN {
     fn op_type(&self) -> &'static str {
         "AddN"
     }

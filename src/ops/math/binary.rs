@@ -1,6 +1,6 @@
 //! The element-wise two-input mechanism: [`BinaryOp`], one table per op (per-dtype kernel
 //! functions, output dtype, broadcasting or same-shape inputs, gradient), whose
-//! [`OpDef::prepare`] picks the kernel function for the node's dtype once. Also the
+//! [`RegisteredOp::prepare`] picks the kernel function for the node's dtype once. Also the
 //! broadcast-gradient helpers: [`BroadcastGradientArgs`] and `reduce_to_inputs`.
 
 use super::GradFn;
@@ -8,10 +8,10 @@ use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::array::{int_values, reshape, shape};
 use crate::ops::kernels::{broadcast_shape, Num};
-use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] = &[&BroadcastGradientArgs];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[&BroadcastGradientArgs];
 
 /// A whole-tensor kernel function of two inputs of one dtype (the element function
 /// inlined into the broadcasting loop).
@@ -159,7 +159,7 @@ pub(crate) fn no_gradient(_: &GradCtx) -> Result<Vec<Option<Output>>> {
     Ok(vec![None, None])
 }
 
-impl OpDef for BinaryOp {
+impl RegisteredOp for BinaryOp {
     fn op_type(&self) -> &'static str {
         self.op_type
     }
@@ -308,7 +308,7 @@ fn sum_over(s: &Scope, x: &Output, axes: &Output) -> Result<Output> {
 /// was broadcast along (outputs `r0`, `r1`, of the shapes' dtype), for summing gradients
 /// back. Errors: `InvalidArgument` for shapes that do not broadcast.
 pub struct BroadcastGradientArgs;
-impl OpDef for BroadcastGradientArgs {
+impl RegisteredOp for BroadcastGradientArgs {
     fn op_type(&self) -> &'static str {
         "BroadcastGradientArgs"
     }

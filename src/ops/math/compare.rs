@@ -4,9 +4,9 @@
 use super::binary::{binary_op, no_gradient, BinaryOp};
 use crate::error::Result;
 use crate::graph::{Output, Scope};
-use crate::ops::OpDef;
+use crate::ops::RegisteredOp;
 
-pub(super) static DEFS: &[&dyn OpDef] = &[&EQUAL, &GREATER, &GREATER_EQUAL, &LESS, &LESS_EQUAL];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[&EQUAL, &GREATER, &GREATER_EQUAL, &LESS, &LESS_EQUAL];
 
 /// `Equal`: `x == y` (float32, float64, int32, int64, bool).
 pub static EQUAL: BinaryOp =

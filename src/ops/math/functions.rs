@@ -8,9 +8,9 @@ use super::unary::{unary_op, UnaryOp};
 use crate::error::Result;
 use crate::graph::{Output, Scope};
 use crate::ops::array::scalar_like;
-use crate::ops::{GradCtx, OpDef};
+use crate::ops::{GradCtx, RegisteredOp};
 
-pub(super) static DEFS: &[&dyn OpDef] =
+pub(super) static DEFS: &[&dyn RegisteredOp] =
     &[&SQUARE, &SQRT, &RSQRT, &EXP, &LOG, &RECIPROCAL, &SQRT_GRAD, &RSQRT_GRAD, &RECIPROCAL_GRAD];
 
 /// `Square`: `x * x` (float32, float64, int32, int64; integers wrap). Gradient `g * (x * 2)`.

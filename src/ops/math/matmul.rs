@@ -5,10 +5,10 @@ use super::binary::no_kernel;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::kernels::matmul as matmul_kernel;
-use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] = &[&MatMul];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[&MatMul];
 
 /// `MatMul(a, b)`: `a @ b` for rank-2 float32/float64 tensors of one dtype; attrs
 /// `transpose_a`, `transpose_b` (default false) transpose an operand first. Errors:
@@ -22,7 +22,7 @@ fn transposes(node: &Node) -> Result<(bool, bool)> {
     Ok((node.attr_bool_or("transpose_a", false)?, node.attr_bool_or("transpose_b", false)?))
 }
 
-impl OpDef for MatMul {
+impl RegisteredOp for MatMul {
     fn op_type(&self) -> &'static str {
         "MatMul"
     }

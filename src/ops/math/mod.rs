@@ -21,7 +21,7 @@ pub mod matmul;
 pub mod reduction;
 pub mod unary;
 
-use super::{GradCtx, OpDef};
+use super::{GradCtx, RegisteredOp};
 use crate::error::Result;
 use crate::graph::Output;
 
@@ -41,7 +41,7 @@ pub(crate) use unary::unary_op;
 pub(crate) type GradFn = fn(&GradCtx) -> Result<Vec<Option<Output>>>;
 
 /// Every math op definition, for the registry.
-pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn OpDef> {
+pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp> {
     arithmetic::DEFS
         .iter()
         .chain(compare::DEFS)

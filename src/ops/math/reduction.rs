@@ -8,10 +8,10 @@ use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::ops::array::{cast, constant, int_values, ones_like, reshape_to, size};
 use crate::ops::kernels::{normalize_axes, reduce, reduced_shape, Num};
-use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn OpDef] = &[&Reduce::SUM, &Reduce::MEAN, &Reduce::MAX, &Reduce::PROD, &ArgMax];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[&Reduce::SUM, &Reduce::MEAN, &Reduce::MAX, &Reduce::PROD, &ArgMax];
 
 const INTS: &[DType] = &[DType::Int32, DType::Int64];
 const NUMBERS: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::Int64];
@@ -84,7 +84,7 @@ fn mean<T: Num>(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
     Tensor::new(s.shape(), s.as_slice::<T>()?.iter().map(|&v| v / c).collect())
 }
 
-impl OpDef for Reduce {
+impl RegisteredOp for Reduce {
     fn op_type(&self) -> &'static str {
         self.op_type
     }
@@ -258,7 +258,7 @@ fn output_type(node: &Node) -> Result<DType> {
     }
 }
 
-impl OpDef for ArgMax {
+impl RegisteredOp for ArgMax {
     fn op_type(&self) -> &'static str {
         "ArgMax"
     }

@@ -1,5 +1,5 @@
 //! The element-wise one-input mechanism: [`UnaryOp`], one table per op (per-dtype kernel
-//! functions, gradient), whose [`OpDef::prepare`] picks the kernel function for the node's
+//! functions, gradient), whose [`RegisteredOp::prepare`] picks the kernel function for the node's
 //! dtype once. The tables are in `arithmetic.rs` (Neg), `functions.rs` (Square, Sqrt, ...)
 //! and `nn.rs` (Relu, Sigmoid, Tanh).
 
@@ -7,7 +7,7 @@ use super::binary::{has_zero, no_kernel};
 use super::GradFn;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, OpDef};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
 /// A whole-tensor kernel function of one input (the element function inlined into the loop).
@@ -100,7 +100,7 @@ impl UnaryOp {
     }
 }
 
-impl OpDef for UnaryOp {
+impl RegisteredOp for UnaryOp {
     fn op_type(&self) -> &'static str {
         self.op_type
     }
