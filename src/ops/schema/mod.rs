@@ -22,7 +22,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::format::proto::text::{format_float, TextFormat};
+use crate::format::proto::text::{c_escape, format_float, TextFormat};
 use crate::format::proto::{self, data_type_name, dtype_to_proto, AttrMap, AttrValueKind};
 use crate::graph::{AttrValue as GraphAttr, Attrs};
 use rustc_hash::FxHashMap as HashMap;
@@ -172,21 +172,10 @@ fn type_string(t: i32) -> String {
     name.strip_prefix("DT_").map(str::to_ascii_lowercase).unwrap_or(name)
 }
 
-/// A string as TensorFlow's attr summaries quote it (C escapes).
+/// A string as TensorFlow's attr summaries quote it (C escapes, as the text format's).
 fn quote(s: &[u8]) -> String {
     let mut out = String::from("\"");
-    for &b in s {
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\'' => out.push_str("\\'"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            32..=126 => out.push(b as char),
-            _ => out.push_str(&format!("\\{b:03o}")),
-        }
-    }
+    c_escape(s, &mut out);
     out.push('"');
     out
 }

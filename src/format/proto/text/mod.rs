@@ -41,6 +41,7 @@ mod parser;
 mod printer;
 mod schema;
 
+pub(crate) use printer::c_escape;
 pub use printer::{format_double, format_float};
 
 use super::{
