@@ -3,7 +3,7 @@
 use super::layout::{int_tensor, interleave, norm_axis, scalar_int};
 use super::{cast, const_under, int_values, plain, shape_as, slice_dyn, INTS};
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, Node, Output, Scope};
+use crate::graph::{Node, Output, Scope};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Storage, Tensor};
 
@@ -11,12 +11,9 @@ use crate::tensor::{fmt_dims, DType, Shape, Storage, Tensor};
 /// int32/int64 scalar, attr `Tidx`; negative counts from the end). All dtypes.
 pub struct ConcatV2;
 impl ConcatV2 {
-    fn check_n(ctx_n: Option<i64>, got: usize) -> Result<()> {
-        if let Some(n) = ctx_n {
-            if n as usize != got {
-                return Err(Error::invalid_argument(format!("attr N = {n} but {got} values were given")));
-            }
-        }
+    /// Errors unless there is a value to concatenate (the count against attr `N` is
+    /// checked for every op by `schema::check_input_count`).
+    fn check_values(got: usize) -> Result<()> {
         if got == 0 {
             return Err(Error::invalid_argument("ConcatV2 needs at least one value (and the axis)"));
         }
@@ -29,10 +26,7 @@ impl RegisteredOp for ConcatV2 {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         let n = ctx.inputs.len().saturating_sub(1);
-        Self::check_n(
-            ctx.node.attrs.get("N").and_then(|v| if let AttrValue::Int(i) = v { Some(*i) } else { None }),
-            n,
-        )?;
+        Self::check_values(n)?;
         ctx.check_dtype(n, INTS)?;
         let t = ctx.dtype(0);
         for i in 1..n {
@@ -101,7 +95,7 @@ impl RegisteredOp for ConcatV2 {
 /// The `ConcatV2` kernel: the values joined along the axis (the last input).
 fn concat_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
     let n = ctx.inputs.len().saturating_sub(1);
-    ConcatV2::check_n(None, n)?;
+    ConcatV2::check_values(n)?;
     let vals = &ctx.inputs[..n];
     let x0 = &vals[0];
     let rank = x0.rank();
