@@ -41,7 +41,7 @@ import tensorflow as tf  # noqa: E402
 
 tf1 = tf.compat.v1
 tf.get_logger().setLevel("ERROR")
-DEFAULT_META = "/work/shared/fixtures/tf-2.21/seed004/model.ckpt.meta"
+DEFAULT_META = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "tf-2.21", "seed004", "model.ckpt.meta")
 
 
 def config():

@@ -2,7 +2,7 @@
 # The whole test suite: the Rust tests of the whole workspace, the library and the CLI in
 # cli/ (release mode: the numeric kernels are slow in debug), and the interop suite, in
 # which real TensorFlow 2.21 reads what tensorgraph writes.
-# Fixtures are read from $TENSORGRAPH_FIXTURES, else ../shared/fixtures/tf-2.21.
+# TensorFlow-written fixtures are in tests/fixtures/tf-2.21 (scripts/gen_fixtures.py rewrites them).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo test --release --workspace --all-targets

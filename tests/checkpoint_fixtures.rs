@@ -1,4 +1,4 @@
-//! Reads the checkpoints TensorFlow 2.21 wrote (shared/fixtures/tf-2.21) and compares every
+//! Reads the checkpoints TensorFlow 2.21 wrote (tests/fixtures/tf-2.21) and compares every
 //! tensor with the fixture's manifest.json; rewrites them byte-identically; checks that
 //! corrupted and truncated copies give errors (never panics); `latest_checkpoint` on the
 //! fixtures' state files.

@@ -1,5 +1,7 @@
 //! Hostile or inconsistent GraphDefs are errors at import, never aborts.
 
+mod common;
+
 use tensorgraph::format::proto::text::graph_def_from_text;
 use tensorgraph::io::graph_def::ImportGraphDefOptions;
 use tensorgraph::{Code, Graph};
@@ -91,8 +93,7 @@ fn missing_and_wrong_kinds_of_attrs_are_refused() {
 #[test]
 fn a_wrong_kind_of_file_is_named() {
     let dir = tempfile::tempdir().unwrap();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/tf-2.21");
-    let root = std::env::var_os("TENSORGRAPH_FIXTURES").map(std::path::PathBuf::from).unwrap_or(root);
+    let root = common::fixtures();
     let meta = dir.path().join("model.pb");
     std::fs::copy(root.join("seed004/model.ckpt.meta"), &meta).unwrap();
     let e = tensorgraph::io::graph_def::read_graph_def_any(&meta).unwrap_err();

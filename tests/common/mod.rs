@@ -91,20 +91,14 @@ pub fn check_gradients(inputs: &[(Vec<usize>, Vec<f64>)], tol: f64, f: impl Fn(&
     }
 }
 
-/// The TensorFlow 2.21 fixtures: `$TENSORGRAPH_FIXTURES`, else `shared/fixtures/tf-2.21`
-/// inside or beside the repository (found from the library crate at the root and from the
-/// CLI crate in `cli/`).
+/// The TensorFlow 2.21 fixtures committed in `tests/fixtures/tf-2.21` (written by
+/// `scripts/gen_fixtures.py`), found from either crate's tests; `$TENSORGRAPH_FIXTURES`
+/// points the tests at a freshly regenerated set instead.
 pub fn fixtures() -> std::path::PathBuf {
-    let root = repo_root();
-    [
-        std::env::var_os("TENSORGRAPH_FIXTURES").map(std::path::PathBuf::from),
-        Some(root.join("shared/fixtures/tf-2.21")),
-        Some(root.join("../shared/fixtures/tf-2.21")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| p.join("seed004").is_dir())
-    .expect("TF 2.21 fixtures not found: set TENSORGRAPH_FIXTURES or put shared/ next to the crate")
+    match std::env::var_os("TENSORGRAPH_FIXTURES") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => repo_root().join("tests/fixtures/tf-2.21"),
+    }
 }
 
 /// The repository root (the library crate's directory), from either crate's tests.
