@@ -341,28 +341,227 @@ def f32(x):
     return float(np.float32(x))
 
 
+# What each set builds, in words (the manifests' 'description' fields).
+DESCRIPTIONS = {
+    'seed004': (
+        'Three float32 variables of shape [1] (v1=1, v2=2, v3=3) created with '
+        'tf.Variable(tf.constant(x, shape=[1]), name=...) (reference variables: '
+        "VariableV2 / Assign / Identity 'v1/read'); add = v1 + v2 (op 'add', type "
+        "AddV2); add_1 = add + v3 (op 'add_1'). Initialized with "
+        "tf.global_variables_initializer() (op 'init'), saved with a default "
+        'tf.train.Saver() as model.ckpt (writes model.ckpt.index, '
+        "model.ckpt.data-00000-of-00001, model.ckpt.meta and the 'checkpoint' state "
+        'file; saved from inside the folder with a relative path, so the state file '
+        'holds relative paths). Then tf.summary.FileWriter(folder, sess.graph) wrote '
+        'one event file with the graph (it includes the save/ ops). frozen.pb = '
+        "graph_util.convert_variables_to_constants(sess, graph_def, ['add_1'])."),
+    'resource_vars': (
+        'Three float32 variables of shape [1] (v1=1, v2=2, v3=3) created with '
+        'tf.Variable(tf.constant(x, shape=[1]), name=...) with use_resource=True '
+        '(ResourceVariable: VarHandleOp / AssignVariableOp / ReadVariableOp); add = '
+        "v1 + v2 (op 'add', type AddV2); add_1 = add + v3 (op 'add_1'). Initialized "
+        "with tf.global_variables_initializer() (op 'init'), saved with a default "
+        'tf.train.Saver() as model.ckpt (writes model.ckpt.index, '
+        "model.ckpt.data-00000-of-00001, model.ckpt.meta and the 'checkpoint' state "
+        'file; saved from inside the folder with a relative path, so the state file '
+        'holds relative paths). Then tf.summary.FileWriter(folder, sess.graph) wrote '
+        'one event file with the graph (it includes the save/ ops). frozen.pb = '
+        "graph_util.convert_variables_to_constants(sess, graph_def, ['add_1'])."),
+    'dtypes': (
+        'One reference variable (tf.Variable(tf.constant(value), name=...)) per '
+        "dtype, plus a 0-d float32 scalar 'scalar' and an empty float32 [0,3] tensor "
+        "'empty', saved with a default tf.train.Saver() as model.ckpt. The bfloat16 "
+        'variable was made from tf.cast(float32 constant [1, -2.5, 3.140625, 1e30], '
+        'bfloat16): the first three are exact, 1e30 rounds to 0x714a = '
+        "1.0002555517425873e30. The string variable holds: 'hello', '' (empty), 300 x"
+        " 'x', UTF-8 'héllo ☃', and the 6 raw bytes 00 ff 01 'b' 'i' 'n'. float16 "
+        'includes 65504 (max finite) and 6e-8 (subnormal, stored as 0x0001 = '
+        '5.96e-8); float32 includes -0.0 and the smallest subnormal; float64 includes'
+        ' 5e-324.'),
+    'events': (
+        'tf.summary.FileWriter(folder, graph) for a graph with a float32 scalar '
+        "placeholder 'loss_value', a variable 'w' (16 values linspace(-1, 2)), s_loss"
+        " = tf.summary.scalar('loss', loss_value) (op 'loss', ScalarSummary) and "
+        "s_hist = tf.summary.histogram('weights', w) (op 'weights', "
+        'HistogramSummary). add_summary(sess.run(s_loss, {loss_value: v}), step) for '
+        '(step, v) in (0, 1.0), (1, 0.5), (2, 0.25); then '
+        'add_summary(sess.run(s_hist), 2); close(). The file holds TFRecord-framed '
+        "Event protos: file_version 'brain.Event:2' first, then the graph_def, then a"
+        ' meta_graph_def (FileWriter.add_graph writes both in TF 2.21 graph mode), '
+        'then the 4 summaries.'),
+    'scopes': (
+        'One graph built step by step with name_scope, variable_scope (nested, '
+        'reuse=True, AUTO_REUSE, scope.reuse_variables(), re-entering by object and '
+        'by string, default_name), tf.Variable and tf.get_variable, and repeated ops '
+        "that get _1/_2 suffixes. 'construction_steps' gives, in order, what each "
+        'step did and the name TF assigned (tensor or variable name, its op name and '
+        "op type). graph.pbtxt is tf.train.write_graph(graph, folder, 'graph.pbtxt', "
+        "as_text=True) at the end. 'errors' holds the exact ValueError texts; note "
+        'that a failed variable_scope entry still consumes its name scope.'),
+    'cnn_frozen': (
+        'Small CNN on NHWC 8x8x1 input, frozen with convert_variables_to_constants '
+        "(output node 'probs'). input = placeholder float32 [None,8,8,1] 'input'; "
+        'conv1/Conv2D = conv2d(input, conv1/weights [3,3,1,4], strides 1, SAME); '
+        'conv1/BiasAdd = bias_add(., conv1/biases [4]); conv1/Relu; pool1 = '
+        'max_pool(ksize 2x2, strides 2, VALID) -> [N,4,4,4]; conv2/Conv2D = '
+        'conv2d(pool1, conv2/weights [2,2,4,6], strides 2, VALID) -> [N,2,2,6] (no '
+        'bias); conv2/Relu; pool2 = avg_pool(2x2, strides 2, VALID) -> [N,1,1,6]; '
+        'flatten = reshape(., [-1,6]); fc/logits = add(matmul(flatten, fc/weights '
+        '[6,3]), fc/biases [3]); probs = softmax. Weights: numpy RandomState(88) '
+        'normals.'),
+    'mlp': (
+        '2-hidden-layer MLP 4-16-16-3 with relu on a synthetic 3-class data set (3 '
+        'gaussian blobs, 50 rows each, unit variance, centers below, rows shuffled; '
+        'data.npy float32 [150,4], labels.npy int64 [150]). x = placeholder float32 '
+        "[None,4] 'x', y = placeholder int64 [None] 'y'. For scope in hidden1, "
+        "hidden2, output: with tf.variable_scope(scope): W = get_variable('weights'),"
+        " b = get_variable('biases') (glorot-uniform numpy values, zero biases; see "
+        'init.ckpt), z = tf.nn.bias_add(tf.matmul(h, W), b), h = relu(z) (output: '
+        "tf.identity(z, name='logits') so the tensor is 'output/logits:0'). probs = "
+        "tf.nn.softmax(logits, name='probs'); loss = "
+        'reduce_mean(sparse_softmax_cross_entropy_with_logits(labels=y, '
+        "logits=logits), name='loss'); accuracy = "
+        "reduce_mean(cast(equal(argmax(logits,1), y), float32), name='accuracy'); "
+        "train = AdamOptimizer(0.01).minimize(loss, name='train'); 200 full-batch "
+        'steps. init.ckpt = the initial values (saved before training, no .meta); '
+        "model.ckpt(.meta) = after training; frozen.pb has output node 'probs'."),
+    'weight_def_adam': (
+        "x = placeholder float32 [None,4] 'x'; y = placeholder float32 [None,3] 'y' "
+        "(one-hot labels); with tf.variable_scope('weight_def'): W = "
+        "get_variable('weights', [4,3]), b = get_variable('biases', [3]) (constant "
+        "initializers holding the values under 'initial_values'); logits = "
+        "tf.add(tf.matmul(x, W), b, name='logits'); probs = tf.nn.softmax(logits, "
+        "name='probs'); loss = "
+        'reduce_mean(softmax_cross_entropy_with_logits_v2(labels=y, logits=logits), '
+        "name='loss'); train = tf.train.AdamOptimizer(0.01) (beta1=0.9, beta2=0.999, "
+        "epsilon=1e-8).minimize(loss, name='train'). Trained 5 steps on the fixed "
+        'batch (X, Y) below. Saved with tf.train.Saver() (all global variables, incl.'
+        ' optimizer slots) as full.ckpt and with tf.train.Saver(var_list=[W, b]) as '
+        "model_only.ckpt (that second saver's ops are under 'save_1/'). Both saves "
+        "wrote .meta files; the 'checkpoint' state file was written by both savers in"
+        ' turn.'),
+}
+
+# scopes: (description, code) of each construction step, in order.
+SCOPE_STEPS = [
+    ("constant named 'c'",
+     "tf.constant(1.0, name='c')"),
+    ("second constant named 'c' gets a _1 suffix",
+     "tf.constant(2.0, name='c')"),
+    ("third constant named 'c'",
+     "tf.constant(3.0, name='c')"),
+    ("explicit name 'c_1' that is already taken",
+     "tf.constant(4.0, name='c_1')"),
+    ('unnamed constant',
+     'tf.constant(5.0)'),
+    ('second unnamed constant',
+     'tf.constant(6.0)'),
+    ('operator + on tensors',
+     'c + c'),
+    ('operator + again',
+     'c + c'),
+    ('tf.add',
+     'tf.add(c, c)'),
+    ('tf.add again',
+     'tf.add(c, c)'),
+    ('tf.math.add',
+     'tf.math.add(c, c)'),
+    ('tf.identity',
+     'tf.identity(c)'),
+    ('tf.identity again',
+     'tf.identity(c)'),
+    ('tf.identity a third time',
+     'tf.identity(c)'),
+    ('tf.matmul of [1,1] constants',
+     'tf.matmul(tf.ones([1,1]), tf.ones([1,1]))'),
+    ("operator + inside name_scope('ns')",
+     "with tf.name_scope('ns'): c + c"),
+    ("constant 'k' inside name_scope('ns')",
+     "tf.constant(0.0, name='k')"),
+    ("nested name_scope('inner') in 'ns'",
+     "tf.identity(c, name='id')"),
+    ("re-entering name_scope('ns') by string gives 'ns_1'",
+     "with tf.name_scope('ns'): tf.identity(c, name='id')"),
+    ("name_scope('ns/') (trailing slash) re-enters the existing 'ns' exactly",
+     "with tf.name_scope('ns/'): tf.identity(c, name='id2')"),
+    ("third name_scope('ns') -> 'ns_2'; the returned scope string",
+     "with tf.name_scope('ns') as s: s"),
+    ("get_variable in variable_scope('vs')",
+     "tf.get_variable('w', [2])"),
+    ("an op in variable_scope('vs') (variable_scope also opens name scope 'vs')",
+     "tf.identity(c, name='op')"),
+    ("tf.Variable inside variable_scope('vs')",
+     "tf.Variable(1.0, name='tv')"),
+    ("get_variable inside name_scope('nsin') inside variable_scope('vs'): name_scope "
+     'is ignored by get_variable',
+     "tf.get_variable('w_ns', [1])"),
+    ("tf.Variable inside name_scope('nsin') inside variable_scope('vs'): name_scope "
+     'is used',
+     "tf.Variable(1.0, name='tv_ns')"),
+    ("variable_scope('vs', reuse=True): get_variable returns the same variable",
+     "tf.get_variable('w', [2])"),
+    ("op inside the re-entered variable_scope('vs', reuse=True): name scope becomes "
+     "'vs_2' (the failed attempt above already used 'vs_1')",
+     "tf.identity(c, name='op')"),
+    ("tf.Variable inside reused variable_scope('vs')",
+     "tf.Variable(2.0, name='tv')"),
+    ('nested variable_scope outer/inner',
+     "tf.get_variable('w', [1])"),
+    ('op in nested variable_scope',
+     'tf.identity(c)'),
+    ('reuse is inherited by the nested scope',
+     "with variable_scope('outer', reuse=True): with variable_scope('inner'): "
+     "tf.get_variable('w', [1])"),
+    ('AUTO_REUSE creates when missing',
+     "tf.get_variable('w', [2])"),
+    ('AUTO_REUSE returns the existing one',
+     "tf.get_variable('w', [2])"),
+    ('op in second AUTO_REUSE scope',
+     'tf.identity(c)'),
+    ("variable_scope('rv') as scope: first get_variable",
+     "tf.get_variable('w', [1])"),
+    ('after scope.reuse_variables(), get_variable returns the same variable',
+     "tf.get_variable('w', [1])"),
+    ("re-entering variable_scope with the scope object: variables by the object's "
+     'name, name scope uniquified',
+     'with tf.variable_scope(scope): tf.identity(c)'),
+    ("tf.Variable in variable_scope('vs2')",
+     "tf.Variable(1.0, name='v')"),
+    ("tf.Variable in variable_scope('vs2') a second time: the name scope is 'vs2_1', "
+     "so the variable is 'vs2_1/v'",
+     "tf.Variable(1.0, name='v')"),
+    ("get_variable in re-entered 'vs2' still uses 'vs2/'",
+     "tf.get_variable('gv', [1])"),
+    ("variable_scope(None, default_name='layer')",
+     "tf.get_variable('w', [1])"),
+    ("second variable_scope(None, default_name='layer')",
+     "tf.get_variable('w', [1])"),
+    ("tf.Variable named 'v' at top level",
+     "tf.Variable(0.0, name='v')"),
+    ("tf.Variable named 'v' at top level again",
+     "tf.Variable(0.0, name='v')"),
+    ('tf.Variable with no name',
+     'tf.Variable(0.0)'),
+    ('tf.Variable with no name again',
+     'tf.Variable(0.0)'),
+    ("get_variable 'v' at top level when op 'v' exists (from tf.Variable): the "
+     'variable store does not know it, so a new variable is created and its ops are '
+     'uniquified',
+     "tf.get_variable('v', [1])"),
+    ("variable_scope('vs_1') explicitly (the name scope 'vs_1' was already used by a "
+     'failed attempt above)',
+     "tf.get_variable('x', [1])"),
+    ('op inside it',
+     'tf.identity(c)'),
+]
+
+
 # ----------------------------------------------------------------------------
 # seed004 and resource_vars: three [1] variables, add, add_1
 # ----------------------------------------------------------------------------
 
-THREE_VARS_TAIL = (
-    "add = v1 + v2 (op 'add', type AddV2); add_1 = add + v3 (op 'add_1'). Initialized with "
-    "tf.global_variables_initializer() (op 'init'), saved with a default tf.train.Saver() as "
-    "model.ckpt (writes model.ckpt.index, model.ckpt.data-00000-of-00001, model.ckpt.meta and the "
-    "'checkpoint' state file; saved from inside the folder with a relative path, so the state file "
-    "holds relative paths). Then tf.summary.FileWriter(folder, sess.graph) wrote one event file "
-    "with the graph (it includes the save/ ops). frozen.pb = "
-    "graph_util.convert_variables_to_constants(sess, graph_def, ['add_1']).")
-
-
 def fx_three_vars(name, use_resource):
-    if use_resource:
-        kind = ("with use_resource=True (ResourceVariable: VarHandleOp / AssignVariableOp / "
-                "ReadVariableOp); ")
-    else:
-        kind = "(reference variables: VariableV2 / Assign / Identity 'v1/read'); "
-    m = header(name, "Three float32 variables of shape [1] (v1=1, v2=2, v3=3) created with "
-               "tf.Variable(tf.constant(x, shape=[1]), name=...) " + kind + THREE_VARS_TAIL)
+    m = header(name, DESCRIPTIONS[name])
     g = tf.Graph()
     with g.as_default():
         vs = [tf.Variable(tf.constant(float(i), shape=[1]), name="v%d" % i,
@@ -446,6 +645,323 @@ def fx_resource_vars():
 
 
 # ----------------------------------------------------------------------------
+# dtypes: one reference variable per dtype, saved
+# ----------------------------------------------------------------------------
+
+DTYPE_NOTES = ["JSON floats are exact (16/32-bit values widened to float64); -0.0 is written as -0.0",
+               "string values: values_b64 (standard base64) are authoritative"]
+
+
+def dtype_values():
+    """(variable name, initial value builder) in creation order."""
+    strings = np.array([b"hello", b"", b"x" * 300, u"h\u00e9llo \u2603".encode("utf-8"),
+                        b"\x00\xff\x01bin"], dtype=object)
+    return [
+        ("v_float16", lambda: tf.constant(np.array([1.5, -0.25, 65504.0, 6e-8, 0.0], np.float16))),
+        # the float32 constant already holds 1e30 rounded to bfloat16 (0x714a0000)
+        ("v_bfloat16", lambda: tf.cast(tf.constant(np.array(
+            [1.0, -2.5, 3.140625, 1.0002555517425873e30], np.float32)), tf.bfloat16)),
+        ("v_float32", lambda: tf.constant(np.array([[1.5, -2.25, 0.1],
+                                                    [3e38, 1e-45, -0.0]], np.float32))),
+        ("v_float64", lambda: tf.constant(np.array([3.141592653589793, -1e300, 5e-324],
+                                                   np.float64))),
+        ("v_int8", lambda: tf.constant(np.array([-128, 127, 0, -1], np.int8))),
+        ("v_int16", lambda: tf.constant(np.array([-32768, 32767, 1], np.int16))),
+        ("v_int32", lambda: tf.constant(np.array([-2**31, 2**31 - 1, 7], np.int32))),
+        ("v_int64", lambda: tf.constant(np.array([-2**63, 2**63 - 1, 42], np.int64))),
+        ("v_uint8", lambda: tf.constant(np.array([0, 255, 128], np.uint8))),
+        ("v_uint16", lambda: tf.constant(np.array([0, 65535, 0x1234], np.uint16))),
+        ("v_bool", lambda: tf.constant(np.array([True, False, True]))),
+        ("v_string", lambda: tf.constant(strings)),
+        ("v_complex64", lambda: tf.constant(np.array([1 + 2j, -3.5 - 0.5j, 0j], np.complex64))),
+        ("scalar", lambda: tf.constant(np.float32(42.5))),
+        ("empty", lambda: tf.constant(np.zeros((0, 3), np.float32))),
+    ]
+
+
+def fx_dtypes():
+    m = header("dtypes", DESCRIPTIONS["dtypes"])
+    g = tf.Graph()
+    with g.as_default():
+        vs = [tf.Variable(make(), name=name) for name, make in dtype_values()]
+        saver = tf.train.Saver()
+        init = tf.global_variables_initializer()
+        with tf.Session(graph=g, config=session_config()) as sess:
+            sess.run(init)
+            m["variables"] = [tensor_json(sess.run(v), v.dtype.base_dtype.name, name=v.op.name)
+                              for v in vs]
+            saver.save(sess, "model.ckpt")
+    m["checkpoint"] = checkpoint_json("model.ckpt")
+    m["checkpoint_state_file"] = state_file()
+    m["dtype_enum"] = collections.OrderedDict(
+        (v.dtype.base_dtype.name, v.dtype.base_dtype.as_datatype_enum)
+        for v in vs if v.op.name.startswith("v_"))
+    m["notes"] = DTYPE_NOTES
+    m["meta_graph"] = meta_graph_json("model.ckpt.meta", with_graph_ops=False)
+    m["files"] = files_json()
+    return m
+
+
+# ----------------------------------------------------------------------------
+# events: a FileWriter with the graph, scalar and histogram summaries
+# ----------------------------------------------------------------------------
+
+EVENT_NOTES = ["wall_time differs between runs; event file bytes are not reproducible",
+               "histogram buckets are TF's default exponential buckets; only non-empty buckets "
+               "(and the limits around them) are written"]
+
+
+def fx_events():
+    m = header("events", DESCRIPTIONS["events"])
+    g = tf.Graph()
+    with g.as_default():
+        loss_value = tf.placeholder(tf.float32, shape=[], name="loss_value")
+        w = tf.Variable(np.linspace(-1, 2, 16).astype(np.float32), name="w")
+        s_loss = tf.summary.scalar("loss", loss_value)
+        s_hist = tf.summary.histogram("weights", w)
+        init = tf.global_variables_initializer()
+        with tf.Session(graph=g, config=session_config()) as sess:
+            sess.run(init)
+            writer = tf.summary.FileWriter(".", g)
+            for step, v in ((0, 1.0), (1, 0.5), (2, 0.25)):
+                writer.add_summary(sess.run(s_loss, {loss_value: v}), step)
+            writer.add_summary(sess.run(s_hist), 2)
+            writer.close()
+            w_value = sess.run(w)
+    evs = event_files()
+    m["event_files"] = evs
+    m["records"] = event_records_json(evs[0])
+    m["histogram_input"] = tensor_json(w_value)
+    m["graph_ops"] = ops_of(g)
+    m["notes"] = EVENT_NOTES
+    m["files"] = files_json()
+    return m
+
+
+# ----------------------------------------------------------------------------
+# scopes: name_scope / variable_scope naming, step by step
+# ----------------------------------------------------------------------------
+
+SCOPE_ERRORS = [
+    ("a_existing_variable_reuse_false",
+     "with tf.variable_scope('vs'): tf.get_variable('w', [2])  # 'vs/w' already exists"),
+    ("b_missing_variable_reuse_true",
+     "with tf.variable_scope('vs', reuse=True): tf.get_variable('missing', [3])"),
+    ("c_reuse_with_other_shape",
+     "with tf.variable_scope('vs', reuse=True): tf.get_variable('w', [3])  # exists with shape [2]"),
+]
+
+SCOPE_NOTES = [
+    "Op-name uniquification is case-insensitive: after 'add' and 'add_1' exist, tf.add (default "
+    "name 'Add') becomes 'Add_2' (step 9), not 'Add'.",
+    "An explicit name that is taken gets a suffix too: 'c_1' -> 'c_1_1' (step 4).",
+    "A name scope entered by string is uniquified ('ns', 'ns_1', 'ns_2'); a trailing slash "
+    "('ns/') re-enters that exact scope.",
+    "Entering a variable_scope always opens a new (uniquified) name scope, also when the entry "
+    "then fails (errors.a consumed 'vs_1').",
+    "get_variable names ignore name_scope; tf.Variable names use the current name scope (which "
+    "may carry a _N suffix when a variable_scope is re-entered).",
+    "'message_without_stack_lines' drops the python source lines that TF appends ('Originally "
+    "defined at:' ...), which depend on the generating script.",
+]
+
+
+def build_scopes_graph():
+    """Builds the graph; returns (results of the steps in order, {error key: exception})."""
+    r, errors = [], {}
+    c = tf.constant(1.0, name="c")
+    r.append(c)
+    r.append(tf.constant(2.0, name="c"))
+    r.append(tf.constant(3.0, name="c"))
+    r.append(tf.constant(4.0, name="c_1"))
+    r.append(tf.constant(5.0))
+    r.append(tf.constant(6.0))
+    r.append(c + c)
+    r.append(c + c)
+    r.append(tf.add(c, c))
+    r.append(tf.add(c, c))
+    r.append(tf.math.add(c, c))
+    r.append(tf.identity(c))
+    r.append(tf.identity(c))
+    r.append(tf.identity(c))
+    r.append(tf.matmul(tf.ones([1, 1]), tf.ones([1, 1])))
+    with tf.name_scope("ns"):
+        r.append(c + c)
+        r.append(tf.constant(0.0, name="k"))
+        with tf.name_scope("inner"):
+            r.append(tf.identity(c, name="id"))
+    with tf.name_scope("ns"):
+        r.append(tf.identity(c, name="id"))
+    with tf.name_scope("ns/"):
+        r.append(tf.identity(c, name="id2"))
+    with tf.name_scope("ns") as s:
+        r.append(s)
+    with tf.variable_scope("vs"):
+        r.append(tf.get_variable("w", [2]))
+        r.append(tf.identity(c, name="op"))
+        r.append(tf.Variable(1.0, name="tv"))
+        with tf.name_scope("nsin"):
+            r.append(tf.get_variable("w_ns", [1]))
+            r.append(tf.Variable(1.0, name="tv_ns"))
+    try:
+        with tf.variable_scope("vs"):
+            tf.get_variable("w", [2])
+    except ValueError as e:
+        errors["a_existing_variable_reuse_false"] = e
+    with tf.variable_scope("vs", reuse=True):
+        r.append(tf.get_variable("w", [2]))
+        r.append(tf.identity(c, name="op"))
+        r.append(tf.Variable(2.0, name="tv"))
+    try:
+        with tf.variable_scope("vs", reuse=True):
+            tf.get_variable("missing", [3])
+    except ValueError as e:
+        errors["b_missing_variable_reuse_true"] = e
+    try:
+        with tf.variable_scope("vs", reuse=True):
+            tf.get_variable("w", [3])
+    except ValueError as e:
+        errors["c_reuse_with_other_shape"] = e
+    with tf.variable_scope("outer"):
+        with tf.variable_scope("inner"):
+            r.append(tf.get_variable("w", [1]))
+            r.append(tf.identity(c))
+    with tf.variable_scope("outer", reuse=True):
+        with tf.variable_scope("inner"):
+            r.append(tf.get_variable("w", [1]))
+    with tf.variable_scope("auto", reuse=tf.AUTO_REUSE):
+        r.append(tf.get_variable("w", [2]))
+    with tf.variable_scope("auto", reuse=tf.AUTO_REUSE):
+        r.append(tf.get_variable("w", [2]))
+        r.append(tf.identity(c))
+    with tf.variable_scope("rv") as scope:
+        r.append(tf.get_variable("w", [1]))
+        scope.reuse_variables()
+        r.append(tf.get_variable("w", [1]))
+    with tf.variable_scope(scope):
+        r.append(tf.identity(c))
+    with tf.variable_scope("vs2"):
+        r.append(tf.Variable(1.0, name="v"))
+    with tf.variable_scope("vs2"):
+        r.append(tf.Variable(1.0, name="v"))
+        r.append(tf.get_variable("gv", [1]))
+    with tf.variable_scope(None, default_name="layer"):
+        r.append(tf.get_variable("w", [1]))
+    with tf.variable_scope(None, default_name="layer"):
+        r.append(tf.get_variable("w", [1]))
+    r.append(tf.Variable(0.0, name="v"))
+    r.append(tf.Variable(0.0, name="v"))
+    r.append(tf.Variable(0.0))
+    r.append(tf.Variable(0.0))
+    r.append(tf.get_variable("v", [1]))
+    with tf.variable_scope("vs_1"):
+        r.append(tf.get_variable("x", [1]))
+        r.append(tf.identity(c))
+    return r, errors
+
+
+def fx_scopes():
+    m = header("scopes", DESCRIPTIONS["scopes"])
+    g = tf.Graph()
+    with g.as_default():
+        results, errors = build_scopes_graph()
+        assert len(results) == len(SCOPE_STEPS), (len(results), len(SCOPE_STEPS))
+        steps = []
+        for i, ((desc, code), res) in enumerate(zip(SCOPE_STEPS, results)):
+            st = collections.OrderedDict([("step", i + 1), ("description", desc), ("code", code)])
+            if isinstance(res, str):
+                st["name"] = res
+            else:
+                st["name"] = res.name
+                st["op_name"] = res.op.name
+                st["op_type"] = res.op.type
+            steps.append(st)
+        m["construction_steps"] = steps
+        errs = collections.OrderedDict()
+        for key, code in SCOPE_ERRORS:
+            e = error_json(errors[key])
+            e["code"] = code
+            errs[key] = e
+        m["errors"] = errs
+        m["notes"] = SCOPE_NOTES
+        m["global_variables"] = [v.name for v in tf.global_variables()]
+        m["graph_ops"] = ops_of(g)
+        tf.train.write_graph(g, ".", "graph.pbtxt", as_text=True)
+    m["files"] = files_json()
+    return m
+
+
+# ----------------------------------------------------------------------------
+# cnn_frozen: a small NHWC CNN, frozen
+# ----------------------------------------------------------------------------
+
+CNN_INTERMEDIATES = [("conv1/Relu:0", "intermediate_conv1_relu.npy"),
+                     ("pool1:0", "intermediate_pool1.npy"),
+                     ("conv2/Relu:0", "intermediate_conv2_relu.npy"),
+                     ("pool2:0", "intermediate_pool2.npy"),
+                     ("fc/logits:0", "intermediate_logits.npy")]
+
+
+def fx_cnn_frozen():
+    m = header("cnn_frozen", DESCRIPTIONS["cnn_frozen"])
+    r = np.random.RandomState(88)
+    weights = collections.OrderedDict()
+    weights["conv1/weights"] = (r.randn(3, 3, 1, 4) * 0.5).astype(np.float32)
+    weights["conv1/biases"] = (r.randn(4) * 0.1).astype(np.float32)
+    weights["conv2/weights"] = (r.randn(2, 2, 4, 6) * 0.5).astype(np.float32)
+    weights["fc/weights"] = (r.randn(6, 3) * 0.5).astype(np.float32)
+    weights["fc/biases"] = (r.randn(3) * 0.1).astype(np.float32)
+    inp = r.uniform(-1, 1, (4, 8, 8, 1)).astype(np.float32)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 8, 8, 1], name="input")
+        var = {}
+        for full, value in weights.items():
+            scope, leaf = full.split("/")
+            with tf.variable_scope(scope):
+                var[full] = tf.get_variable(leaf, initializer=tf.constant(value))
+        with tf.name_scope("conv1/"):
+            h = tf.nn.conv2d(x, var["conv1/weights"], strides=[1, 1, 1, 1], padding="SAME")
+            h = tf.nn.bias_add(h, var["conv1/biases"])
+            h = tf.nn.relu(h)
+        h = tf.nn.max_pool(h, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID",
+                           name="pool1")
+        with tf.name_scope("conv2/"):
+            h = tf.nn.conv2d(h, var["conv2/weights"], strides=[1, 2, 2, 1], padding="VALID")
+            h = tf.nn.relu(h)
+        h = tf.nn.avg_pool(h, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID",
+                           name="pool2")
+        h = tf.reshape(h, [-1, 6], name="flatten")
+        with tf.name_scope("fc/"):
+            logits = tf.add(tf.matmul(h, var["fc/weights"]), var["fc/biases"], name="logits")
+        probs = tf.nn.softmax(logits, name="probs")
+        init = tf.global_variables_initializer()
+        with tf.Session(graph=g, config=session_config()) as sess:
+            sess.run(init)
+            expected = sess.run(probs, {x: inp})
+            inter = sess.run([t for t, _ in CNN_INTERMEDIATES], {x: inp})
+            frozen = tf.graph_util.convert_variables_to_constants(sess, g.as_graph_def(),
+                                                                  ["probs"])
+    write_graph_def(frozen, "frozen.pb")
+    np.save("input.npy", inp)
+    np.save("expected.npy", expected)
+    for (_, fname), value in zip(CNN_INTERMEDIATES, inter):
+        np.save(fname, value)
+    fz, gd = frozen_json("frozen.pb", ["probs"])
+    again = run_graph_def(gd, "probs:0", {"input:0": inp})
+    m["input"] = collections.OrderedDict([("file", "input.npy"), ("shape", list(inp.shape)),
+                                          ("feed", "input:0")])
+    m["expected"] = collections.OrderedDict([
+        ("file", "expected.npy"), ("fetch", "probs:0"), ("shape", list(expected.shape)),
+        ("frozen_graph_reproduces", bool(np.allclose(again, expected, rtol=1e-5, atol=1e-6)))])
+    m["intermediates"] = collections.OrderedDict(CNN_INTERMEDIATES)
+    m["weights"] = collections.OrderedDict((k, tensor_json(v)) for k, v in weights.items())
+    m["frozen_graph"] = fz
+    m["files"] = files_json()
+    return m
+
+
+# ----------------------------------------------------------------------------
 # driver
 # ----------------------------------------------------------------------------
 
@@ -458,6 +974,10 @@ def write_manifest(m):
 SETS = collections.OrderedDict([
     ("seed004", lambda: fx_seed004()),
     ("resource_vars", lambda: fx_resource_vars()),
+    ("dtypes", lambda: fx_dtypes()),
+    ("events", lambda: fx_events()),
+    ("scopes", lambda: fx_scopes()),
+    ("cnn_frozen", lambda: fx_cnn_frozen()),
 ])
 
 
