@@ -135,7 +135,8 @@ def tensor_json(a, dtype_name=None, name=None):
 
 def error_json(exc):
     """type, message, first line and the message without python stack lines."""
-    msg = str(exc)
+    # an OpError's str() appends the op's python stack; .message is TF's own text
+    msg = exc.message if isinstance(exc, tf.errors.OpError) else str(exc)
     e = collections.OrderedDict()
     e["type"] = type(exc).__name__
     e["message"] = msg
@@ -962,6 +963,246 @@ def fx_cnn_frozen():
 
 
 # ----------------------------------------------------------------------------
+# mlp: a 4-16-16-3 relu MLP trained with Adam on three gaussian blobs
+# ----------------------------------------------------------------------------
+
+MLP_CENTERS = [[0, 0, 0, 0], [2.5, 2.5, 0, 1], [0, 2.5, 2.5, -1]]
+MLP_LAYERS = [("hidden1", 4, 16), ("hidden2", 16, 16), ("output", 16, 3)]
+MLP_STEPS = 200
+
+
+def mlp_data():
+    """numpy RandomState(150): per class normal(0,1,(50,4)) + center, then a permutation."""
+    r = np.random.RandomState(150)
+    xs, ys = [], []
+    for label, center in enumerate(MLP_CENTERS):
+        xs.append(r.normal(0, 1, (50, 4)) + np.array(center, np.float64))
+        ys.append(np.full(50, label, np.int64))
+    perm = r.permutation(150)
+    return np.concatenate(xs)[perm].astype(np.float32), np.concatenate(ys)[perm]
+
+
+def mlp_initial_values():
+    """Glorot-uniform weights from numpy RandomState(1234), layer by layer; zero biases."""
+    r = np.random.RandomState(1234)
+    values = collections.OrderedDict()
+    for scope, fan_in, fan_out in MLP_LAYERS:
+        limit = np.sqrt(6.0 / (fan_in + fan_out))
+        values[scope + "/weights"] = r.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32)
+        values[scope + "/biases"] = np.zeros(fan_out, np.float32)
+    return values
+
+
+def fx_mlp():
+    m = header("mlp", DESCRIPTIONS["mlp"])
+    data, labels = mlp_data()
+    init_values = mlp_initial_values()
+    np.save("data.npy", data)
+    np.save("labels.npy", labels)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        y = tf.placeholder(tf.int64, [None], name="y")
+        h = x
+        for scope, fan_in, fan_out in MLP_LAYERS:
+            with tf.variable_scope(scope):
+                w = tf.get_variable("weights", [fan_in, fan_out], initializer=tf.constant_initializer(
+                    init_values[scope + "/weights"]))
+                b = tf.get_variable("biases", [fan_out], initializer=tf.constant_initializer(
+                    init_values[scope + "/biases"]))
+                z = tf.nn.bias_add(tf.matmul(h, w), b)
+                h = tf.identity(z, name="logits") if scope == "output" else tf.nn.relu(z)
+        logits = h
+        probs = tf.nn.softmax(logits, name="probs")
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=y, logits=logits), name="loss")
+        accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), y), tf.float32),
+                                  name="accuracy")
+        train = tf.train.AdamOptimizer(0.01).minimize(loss, name="train")
+        saver = tf.train.Saver()
+        init = tf.global_variables_initializer()
+        feed = {x: data, y: labels}
+        with tf.Session(graph=g, config=session_config()) as sess:
+            sess.run(init)
+            saver.save(sess, "init.ckpt", write_meta_graph=False)
+            initial_loss, initial_acc = sess.run([loss, accuracy], feed)
+            losses = np.array([sess.run([loss, train], feed)[0] for _ in range(MLP_STEPS)],
+                              np.float32)
+            final_loss, final_acc = sess.run([loss, accuracy], feed)
+            saver.save(sess, "model.ckpt")
+            inputs = data[:10]
+            expected = sess.run(probs, {x: inputs})
+            frozen = tf.graph_util.convert_variables_to_constants(sess, g.as_graph_def(),
+                                                                  ["probs"])
+    np.save("losses.npy", losses)
+    np.save("inputs.npy", inputs)
+    np.save("expected_probs.npy", expected)
+    write_graph_def(frozen, "frozen.pb")
+    fz, gd = frozen_json("frozen.pb", ["probs"])
+    again = run_graph_def(gd, "probs:0", {"x:0": inputs})
+    m["data"] = collections.OrderedDict([
+        ("file", "data.npy"), ("labels_file", "labels.npy"), ("rows", int(data.shape[0])),
+        ("centers", MLP_CENTERS),
+        ("generator", "numpy RandomState(150): per class normal(0,1,(50,4)) + center, then a "
+                      "permutation from the same RandomState")])
+    m["training"] = collections.OrderedDict([
+        ("steps", MLP_STEPS), ("optimizer", "AdamOptimizer(0.01)"), ("batch", "all 150 rows"),
+        ("initial_loss", f32(initial_loss)), ("initial_accuracy", f32(initial_acc)),
+        ("losses_file", "losses.npy"),
+        ("losses_note", "losses.npy[i] = loss fetched with the i-th train step (before that "
+                        "step's update)"),
+        ("first_losses", plain(losses[:5])),
+        ("final_loss", f32(final_loss)), ("final_accuracy", f32(final_acc))])
+    m["inference"] = collections.OrderedDict([
+        ("inputs_file", "inputs.npy"), ("expected_file", "expected_probs.npy"),
+        ("feeds", {"x:0": "inputs.npy (= data.npy[:10])"}), ("fetch", "probs:0"),
+        ("frozen_graph_reproduces", bool(np.allclose(again, expected, rtol=1e-5, atol=1e-6)))])
+    m["initial_values"] = collections.OrderedDict(
+        (k, tensor_json(v)) for k, v in init_values.items())
+    m["checkpoints"] = collections.OrderedDict([("init.ckpt", checkpoint_json("init.ckpt")),
+                                                ("model.ckpt", checkpoint_json("model.ckpt"))])
+    m["checkpoint_state_file"] = state_file()
+    ops = ops_of(g)
+    m["graph_ops"] = ops
+    m["graph_op_types"] = op_type_counts(ops)
+    m["frozen_graph"] = fz
+    m["meta_graph"] = meta_graph_json("model.ckpt.meta", with_graph_ops=False)
+    m["files"] = files_json()
+    return m
+
+
+# ----------------------------------------------------------------------------
+# weight_def_adam: softmax regression in variable_scope('weight_def'), Adam, two savers
+# ----------------------------------------------------------------------------
+
+ADAM = "tf.train.AdamOptimizer(0.01) (beta1=0.9, beta2=0.999, epsilon=1e-8)"
+WD_STEPS = 5
+
+
+def weight_def_data():
+    """numpy RandomState(4): W = 0.5 randn(4,3), b = 0.1 randn(3), X = randn(8,4), then the
+    forecast inputs randn(3,4); labels cycle 1, 2, 0."""
+    r = np.random.RandomState(4)
+    w0 = (r.randn(4, 3) * 0.5).astype(np.float32)
+    b0 = (r.randn(3) * 0.1).astype(np.float32)
+    xs = r.randn(8, 4).astype(np.float32)
+    labels = [(i + 1) % 3 for i in range(8)]
+    ys = np.eye(3, dtype=np.float32)[labels]
+    xf = r.randn(3, 4).astype(np.float32)
+    return w0, b0, xs, labels, ys, xf
+
+
+def build_weight_def(w0, b0, optimizer):
+    x = tf.placeholder(tf.float32, [None, 4], name="x")
+    y = tf.placeholder(tf.float32, [None, 3], name="y")
+    with tf.variable_scope("weight_def"):
+        w = tf.get_variable("weights", [4, 3], initializer=tf.constant_initializer(w0))
+        b = tf.get_variable("biases", [3], initializer=tf.constant_initializer(b0))
+    logits = tf.add(tf.matmul(x, w), b, name="logits")
+    probs = tf.nn.softmax(logits, name="probs")
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits),
+                          name="loss")
+    train = optimizer.minimize(loss, name="train")
+    return x, y, w, b, logits, probs, loss, train
+
+
+def fx_weight_def_adam():
+    m = header("weight_def_adam", DESCRIPTIONS["weight_def_adam"])
+    w0, b0, xs, labels, ys, xf = weight_def_data()
+    g = tf.Graph()
+    with g.as_default():
+        x, y, w, b, logits, probs, loss, train = build_weight_def(
+            w0, b0, tf.train.AdamOptimizer(0.01, beta1=0.9, beta2=0.999, epsilon=1e-8))
+        init = tf.global_variables_initializer()
+        saver_full = tf.train.Saver()
+        saver_model = tf.train.Saver(var_list=[w, b])
+        feed = {x: xs, y: ys}
+        with tf.Session(graph=g, config=session_config()) as sess:
+            sess.run(init)
+            losses = [f32(sess.run([loss, train], feed)[0]) for _ in range(WD_STEPS)]
+            final_loss = f32(sess.run(loss, feed))
+            f_logits, f_probs = sess.run([logits, probs], {x: xf})
+            saver_full.save(sess, "full.ckpt")
+            saver_model.save(sess, "model_only.ckpt")
+            global_variables = [v.op.name for v in tf.global_variables()]
+            sess.run(train, feed)
+            w6, b6 = sess.run([w, b])
+        obs = collections.OrderedDict()
+        with tf.Session(graph=g, config=session_config()) as sess:
+            try:
+                saver_full.restore(sess, "model_only.ckpt")
+                raise AssertionError("restoring all variables from model_only.ckpt did not fail")
+            except tf.errors.NotFoundError as e:
+                obs["all_vars_from_model_only_error"] = error_json(e)
+        with tf.Session(graph=g, config=session_config()) as sess:
+            saver_model.restore(sess, "full.ckpt")
+            obs["model_vars_from_full_ckpt"] = ("works: a Saver over a subset of the variables "
+                                                "restores from a checkpoint that has extra keys")
+        with tf.Session(graph=g, config=session_config()) as sess:
+            saver_full.restore(sess, "full.ckpt")
+            sess.run(train, feed)
+            w_r, b_r = sess.run([w, b])
+            loss_after = f32(sess.run(loss, feed))
+        obs["one_more_step_after_restoring_full"] = collections.OrderedDict([
+            ("weight_def/weights", tensor_json(w_r)), ("weight_def/biases", tensor_json(b_r)),
+            ("loss_after", loss_after),
+            ("matches_uninterrupted_training",
+             bool(np.allclose(w_r, w6, rtol=1e-6, atol=1e-7)
+                  and np.allclose(b_r, b6, rtol=1e-6, atol=1e-7)))])
+        ops = ops_of(g)
+    gd_ref = gradient_descent_reference(w0, b0, xs, ys)
+    m["optimizer"] = ADAM
+    m["initial_values"] = collections.OrderedDict([("weight_def/weights", tensor_json(w0)),
+                                                   ("weight_def/biases", tensor_json(b0))])
+    m["training_data"] = collections.OrderedDict([
+        ("X", tensor_json(xs)), ("Y_one_hot", tensor_json(ys)), ("labels", labels),
+        ("feeds", collections.OrderedDict([("x:0", "X"), ("y:0", "Y_one_hot")]))])
+    m["training"] = collections.OrderedDict([
+        ("steps", WD_STEPS), ("losses_per_step", losses),
+        ("losses_note", "value of 'loss' fetched together with the train op in the same "
+                        "sess.run (i.e. before that step's update)"),
+        ("final_loss", final_loss)])
+    m["global_variables"] = global_variables
+    m["forecast"] = collections.OrderedDict([
+        ("feeds", {"x:0": tensor_json(xf)}),
+        ("expected", collections.OrderedDict([("logits:0", tensor_json(f_logits)),
+                                              ("probs:0", tensor_json(f_probs))])),
+        ("note", "computed with the trained values (= the values in both checkpoints)")])
+    m["checkpoints"] = collections.OrderedDict([
+        ("full.ckpt", checkpoint_json("full.ckpt")),
+        ("model_only.ckpt", checkpoint_json("model_only.ckpt"))])
+    m["checkpoint_state_file"] = state_file()
+    m["restore_observations"] = obs
+    m["gradient_descent_reference"] = gd_ref
+    m["graph_ops"] = ops
+    m["graph_op_types"] = op_type_counts(ops)
+    m["meta_graphs"] = collections.OrderedDict([
+        ("full.ckpt.meta", meta_graph_json("full.ckpt.meta", with_graph_ops=False)),
+        ("model_only.ckpt.meta", meta_graph_json("model_only.ckpt.meta", with_graph_ops=False)),
+        ("note", "graph_ops of both .meta files equal 'graph_ops' above")])
+    m["files"] = files_json()
+    return m
+
+
+def gradient_descent_reference(w0, b0, xs, ys):
+    """The same model trained with plain gradient descent (values only, nothing saved)."""
+    g = tf.Graph()
+    with g.as_default():
+        x, y, w, b, _, _, loss, train = build_weight_def(
+            w0, b0, tf.train.GradientDescentOptimizer(0.1))
+        init = tf.global_variables_initializer()
+        feed = {x: xs, y: ys}
+        with tf.Session(graph=g, config=session_config()) as sess:
+            sess.run(init)
+            losses = [f32(sess.run([loss, train], feed)[0]) for _ in range(WD_STEPS)]
+            wv, bv = sess.run([w, b])
+    return collections.OrderedDict([
+        ("optimizer", "tf.train.GradientDescentOptimizer(0.1)"), ("steps", WD_STEPS),
+        ("losses", losses), ("weight_def/weights", tensor_json(wv)),
+        ("weight_def/biases", tensor_json(bv))])
+
+
+# ----------------------------------------------------------------------------
 # driver
 # ----------------------------------------------------------------------------
 
@@ -978,6 +1219,8 @@ SETS = collections.OrderedDict([
     ("events", lambda: fx_events()),
     ("scopes", lambda: fx_scopes()),
     ("cnn_frozen", lambda: fx_cnn_frozen()),
+    ("mlp", lambda: fx_mlp()),
+    ("weight_def_adam", lambda: fx_weight_def_adam()),
 ])
 
 
