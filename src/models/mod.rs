@@ -1,6 +1,8 @@
 //! Ready-made models built from tensorgraph's ops, as a user would write them: used by
 //! the `demo` command, the benchmarks and the interop suite.
 
+mod forecaster;
 mod mlp;
 
+pub use forecaster::{Forecaster, ForecasterSpec};
 pub use mlp::{Mlp, MlpConfig};
