@@ -36,11 +36,11 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("checkpoint_256mib");
     group.sample_size(10).throughput(Throughput::Bytes(bytes));
-    let saver = Saver::new(&g).unwrap().max_to_keep(1);
+    let saver = Saver::new(&g).unwrap().max_to_keep(1).write_meta_graph(false);
     group.bench_function("save", |b| b.iter(|| saver.save(&sess, &prefix).unwrap()));
-    let nosync = Saver::new(&g).unwrap().max_to_keep(1).sync(false);
+    let nosync = Saver::new(&g).unwrap().max_to_keep(1).sync(false).write_meta_graph(false);
     group.bench_function("save_nosync", |b| b.iter(|| nosync.save(&sess, &prefix).unwrap()));
-    let sharded = Saver::new(&g).unwrap().max_to_keep(1).num_shards(2).sync(false);
+    let sharded = Saver::new(&g).unwrap().max_to_keep(1).num_shards(2).sync(false).write_meta_graph(false);
     let sharded_prefix = tmp.path().join("sharded.ckpt");
     group.bench_function("save_nosync_2_shards", |b| b.iter(|| sharded.save(&sess, &sharded_prefix).unwrap()));
     saver.save(&sess, &prefix).unwrap();

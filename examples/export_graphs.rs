@@ -9,9 +9,9 @@
 //! [None,3] (one-hot), `weight_def/weights` [4,3] and `weight_def/biases` [3], `logits`,
 //! `probs` (softmax), `loss` (mean softmax cross-entropy) and Adam (0.05) as `train`. It is
 //! trained 5 steps on a fixed batch of 12 rows, then written into `DIR` (created if needed):
-//! * `model.ckpt.meta`: the meta graph with TensorFlow's `save/` ops (`add_saver_ops`) and
-//!   collections; `model.ckpt.index`, `model.ckpt.data-00000-of-00001`, `checkpoint`: every
-//!   global variable (model, Adam slots, beta powers);
+//! * `model.ckpt.meta`: the meta graph with TensorFlow's `save/` ops and collections, and
+//!   `model.ckpt.index`, `model.ckpt.data-00000-of-00001`, `checkpoint`: every global variable
+//!   (model, Adam slots, beta powers), all written by one `Saver::save`;
 //! * `frozen.pb` and `frozen.pbtxt`: the graph frozen for `probs` (`freeze`);
 //! * `graph.json`: `{"inputs", "labels"` (the batch), `"probs"` (tensorgraph's output on
 //!   the inputs), `"frozen_ops"` ([name, op] of frozen.pb), `"output_nodes"`,
@@ -21,7 +21,6 @@
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use tensorgraph::io::graph_def::{freeze, write_graph_def, write_graph_def_text};
-use tensorgraph::io::meta_graph::{add_saver_ops, export_meta_graph, write_meta_graph};
 use tensorgraph::train::{AdamOptimizer, Optimizer, Saver};
 use tensorgraph::{init, ops, DType, Graph, Reuse, Session, Tensor};
 
@@ -82,14 +81,11 @@ fn main() -> Res<()> {
         sess.run(&feeds(), &[], &[&train]).map_err(err)?;
     }
 
-    // meta graph with TensorFlow's save/ subgraph, and the checkpoint
+    // the checkpoint and its meta graph (with TensorFlow's save/ subgraph)
     let saver = Saver::new(&graph).map_err(err)?;
+    saver.save(&sess, dir.join("model.ckpt")).map_err(err)?;
     let vars: Vec<(String, tensorgraph::Variable)> =
         saver.variables().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    let saver_def = add_saver_ops(&graph, &vars).map_err(err)?;
-    let meta = export_meta_graph(&graph, Some(saver_def)).map_err(err)?;
-    write_meta_graph(&meta, dir.join("model.ckpt.meta")).map_err(err)?;
-    saver.save(&sess, dir.join("model.ckpt")).map_err(err)?;
 
     // frozen graph, binary and text
     let output_nodes = ["probs"];

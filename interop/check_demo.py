@@ -4,8 +4,9 @@
 Usage: check_demo.py DIR
 
 DIR must hold a TF V2 checkpoint with prefix DIR/model.ckpt (model.ckpt.index,
-model.ckpt.data-00000-of-00001), the DIR/checkpoint state file, and
-DIR/forecast.json:
+model.ckpt.data-00000-of-00001), its meta graph DIR/model.ckpt.meta (written by
+Saver::save), the DIR/checkpoint state file, the frozen inference graph DIR/model.pb,
+DIR/inputs.npy (the standardized rows fed to "x") and DIR/forecast.json:
 
   {"hidden": [H1, H2], "num_features": F, "num_classes": C,
    "variables": [{"name": "layer1/weights", "dtype": "float32", "shape": [F, H1]}, ...],
@@ -19,12 +20,19 @@ The same model is built here with tf.compat.v1 (see build_model) and:
   * every entry of forecast.json "variables" must be one of them (same dtype, shape);
   * tf.train.latest_checkpoint(DIR) must resolve to DIR/model.ckpt;
   * tf.train.Saver().restore must succeed, and "probs" on the inputs must match
-    the probabilities (np.allclose, rtol=1e-5, atol=1e-6).
+    the probabilities (np.allclose, rtol=1e-5, atol=1e-6);
+  * tf.train.import_meta_graph(model.ckpt.meta) must rebuild the graph with its saver,
+    saver.restore(model.ckpt) must succeed, and "probs:0" must match the probabilities;
+    its SaverDef names save/Const:0, save/control_dependency:0 and save/restore_all;
+  * model.pb (tf.import_graph_def) must hold no variables and "probs:0" must match;
+  * inputs.npy must equal forecast.json "inputs" (float32).
 Prints PASS/FAIL per check, then `interop: N passed, M failed`; exits 1 on failure.
 """
 import json
 import os
+import shutil
 import sys
+import tempfile
 
 from tfcheck import Checker, np, tf, tf1
 RTOL, ATOL = 1e-5, 1e-6
@@ -66,8 +74,8 @@ def main(argv):
     st = {}  # state shared between checks
 
     def files_exist():
-        missing = [f for f in ("model.ckpt.index", "model.ckpt.data-00000-of-00001",
-                               "checkpoint", "forecast.json")
+        missing = [f for f in ("model.ckpt.index", "model.ckpt.data-00000-of-00001", "model.ckpt.meta",
+                               "checkpoint", "model.pb", "inputs.npy", "forecast.json")
                    if not os.path.isfile(os.path.join(out, f))]
         return "missing in %s: %s" % (out, ", ".join(missing)) if missing else None
 
@@ -131,12 +139,62 @@ def main(argv):
             return "max |diff| %.3g at %s: TF %r vs tensorgraph %r" % (
                 np.max(np.abs(probs - st["ps"])), tuple(int(j) for j in i), float(probs[i]), float(st["ps"][i]))
 
+    def close(probs, what):
+        if probs.shape != st["ps"].shape:
+            return "%s: shape %s, want %s" % (what, probs.shape, st["ps"].shape)
+        if not np.allclose(probs, st["ps"], rtol=RTOL, atol=ATOL):
+            return "%s: max |diff| %.3g vs tensorgraph" % (what, np.max(np.abs(probs - st["ps"])))
+
+    def meta_graph_restores():
+        g = tf.Graph()
+        with g.as_default(), tf1.Session(graph=g) as sess:
+            saver = tf1.train.import_meta_graph(prefix + ".meta")
+            sd = saver.saver_def
+            names = (sd.filename_tensor_name, sd.save_tensor_name, sd.restore_op_name)
+            if names != ("save/Const:0", "save/control_dependency:0", "save/restore_all"):
+                return "SaverDef names %r" % (names,)
+            saver.restore(sess, prefix)
+            probs = sess.run("probs:0", {"x:0": st["xs"]})
+            # TF saves through the imported save/ ops too
+            tmp = tempfile.mkdtemp()
+            try:
+                resaved = saver.save(sess, os.path.join(tmp, "resaved"), write_meta_graph=False)
+                names = sorted(n for n, _ in tf1.train.list_variables(resaved))
+            finally:
+                shutil.rmtree(tmp)
+            if names != sorted(st["got"]):
+                return "saver.save through the imported ops wrote %s" % names
+            # the train op keeps training through the imported graph
+            if not tf1.get_collection("train_op"):
+                return "no train_op collection in the meta graph"
+        return close(probs, "import_meta_graph + restore")
+
+    def frozen_runs():
+        gd = tf1.GraphDef()
+        with open(os.path.join(out, "model.pb"), "rb") as f:
+            gd.ParseFromString(f.read())
+        variables = [n.name for n in gd.node if n.op in ("VariableV2", "VarHandleOp")]
+        if variables:
+            return "model.pb holds variables: %s" % variables
+        g = tf.Graph()
+        with g.as_default():
+            tf.import_graph_def(gd, name="")
+        with tf1.Session(graph=g) as sess:
+            probs = sess.run("probs:0", {"x:0": st["xs"]})
+        return close(probs, "model.pb")
+
+    def inputs_npy():
+        a = np.load(os.path.join(out, "inputs.npy"))
+        if a.dtype != np.float32 or not np.array_equal(a, st["xs"]):
+            return "inputs.npy %s %s differs from forecast.json inputs %s" % (a.dtype, a.shape, st["xs"].shape)
+
     def needs(*keys):
         missing = [k for k in keys if k not in st]
         if missing:
             raise RuntimeError("skipped: an earlier check failed (%s)" % ", ".join(missing))
 
-    c.check("checkpoint, state file and forecast.json exist in %s" % out, files_exist)
+    c.check("checkpoint (.index, .data, .meta), state file, model.pb, inputs.npy and forecast.json exist in %s"
+            % out, files_exist)
     c.check("forecast.json is well formed", forecast_valid)
     c.check("TF builds the model from forecast.json sizes", lambda: needs("fc") or tf_model_vars())
     c.check("tf.train.list_variables / load_checkpoint read the checkpoint", ckpt_vars)
@@ -147,6 +205,12 @@ def main(argv):
     c.check("tf.train.latest_checkpoint(DIR) resolves to DIR/model.ckpt", latest)
     c.check("tf.train.Saver().restore + probs match forecast.json (rtol=1e-5, atol=1e-6)",
             lambda: needs("graph", "xs") or restore_and_compare())
+    c.check("tf.train.import_meta_graph(model.ckpt.meta) + saver.restore + probs match forecast.json;"
+            " saver.save through its save/ ops",
+            lambda: needs("xs", "got") or meta_graph_restores())
+    c.check("model.pb (tf.import_graph_def) holds no variables and probs match forecast.json",
+            lambda: needs("xs") or frozen_runs())
+    c.check("inputs.npy equals forecast.json inputs", lambda: needs("xs") or inputs_npy())
 
     return c.summary()
 

@@ -8,7 +8,8 @@
 #   interop/run.sh --graphs-dir DIR        # check existing export_graphs output DIR instead of writing it
 #
 # Steps: interop/setup_venv.sh (TF venv outside the repo, reused when present);
-# 1. the demo (cargo run --release -- demo), then interop/check_demo.py DIR;
+# 1. the demo (cargo run --release -- demo), then interop/check_demo.py DIR (the checkpoint
+#    into TF's own model, its .meta through import_meta_graph, the frozen model.pb);
 # 2. cargo run --release --example write_checkpoints -- DIR (every dtype, partitioned
 #    variables, Saver saves with global steps and state files, manifest.json), then
 #    interop/check_checkpoints.py DIR --tensorgraph target/release/tensorgraph;
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
     --graphs-dir)
       [ $# -ge 2 ] || { echo "run.sh: --graphs-dir needs a DIR" >&2; exit 2; }
       GRAPHS_DIR="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done

@@ -4,7 +4,7 @@
 
 mod common;
 use common::{assert_close, f32_tensor, fixtures, flat_f64, manifest};
-use tensorgraph::io::meta_graph::{add_saver_ops, export_meta_graph, write_meta_graph, ImportMetaGraphOptions};
+use tensorgraph::io::meta_graph::ImportMetaGraphOptions;
 use tensorgraph::{ops, Code, DType, Graph, Reuse, Session, Tensor};
 
 fn fetch(sess: &Session, g: &Graph, name: &str) -> Vec<f64> {
@@ -136,24 +136,17 @@ fn exported_meta_graph_imports_back_with_saver_and_train_op() {
     use tensorgraph::train::Optimizer;
     tensorgraph::train::AdamOptimizer::new(0.1).minimize_with(&loss, None, None, Some("train")).unwrap();
     let init = s.global_variables_initializer().unwrap();
-    let vars: Vec<(String, tensorgraph::Variable)> = {
-        let mut v: Vec<_> = g.global_variables().into_iter().map(|v| (v.name(), v)).collect();
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v
-    };
-    let saver_def = add_saver_ops(&g, &vars).unwrap();
-    assert_eq!(saver_def.restore_op_name, "save/restore_all");
-    let meta = export_meta_graph(&g, Some(saver_def)).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    write_meta_graph(&meta, dir.path().join("model.meta")).unwrap();
     let sess = Session::new(&g).unwrap();
     sess.run_targets(&[&init]).unwrap();
+    // one call writes the checkpoint and its .meta (with the save/ ops and SaverDef)
     let prefix = tensorgraph::train::Saver::new(&g).unwrap().save(&sess, dir.path().join("model.ckpt")).unwrap();
+    assert_eq!(g.operation_by_name("save/restore_all").unwrap().op_type(), "NoOp");
     let xs = Tensor::new(&[2, 2], vec![1f32, 2., 3., 4.]).unwrap();
     let want = sess.fetch(&[(&x, xs.clone())], &y).unwrap();
 
     let g2 = Graph::new();
-    let saver = g2.import_meta_graph(dir.path().join("model.meta"), &Default::default()).unwrap().unwrap();
+    let saver = g2.import_meta_graph(dir.path().join("model.ckpt.meta"), &Default::default()).unwrap().unwrap();
     assert_eq!(saver.variables().len(), 5, "w, beta1_power, beta2_power, w/Adam, w/Adam_1");
     let sess2 = Session::new(&g2).unwrap();
     saver.restore(&sess2, &prefix).unwrap();

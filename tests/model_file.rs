@@ -236,3 +236,48 @@ fn directories_missing_empty_and_damaged_files_are_clear_errors() {
         ": not a valid text MetaGraphDef: ",
     );
 }
+
+#[test]
+fn json_npy_and_event_files_are_named_not_called_damaged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let events = fixtures().join("events/events.out.tfevents.1796006312.vm");
+    let json = write(dir, "forecast.json", "\n{\"probabilities\": [[0.5, 0.5]]}\n");
+    let json_list = write(dir, "list.pb", "[1, 2]");
+    let npy = copy(&fixtures().join("mlp/inputs.npy"), dir, "inputs.npy");
+    // a TFRecord file that is not an event file: one record of 3 bytes, with its checksums
+    let mut record = 3u64.to_le_bytes().to_vec();
+    let crc = |b: &[u8]| tensorgraph::format::checkpoint::mask_crc(crc32c::crc32c(b)).to_le_bytes();
+    record.extend(crc(&3u64.to_le_bytes()));
+    record.extend(b"abc");
+    record.extend(crc(b"abc"));
+    let tfrecord = write(dir, "data.tfrecord", &record);
+    let cases = [
+        (&json, K::Json, "a JSON file"),
+        (&json_list, K::Json, "a JSON file"),
+        (&npy, K::Npy, "a NumPy array file (.npy)"),
+        (&events, K::EventFile, "a TensorBoard event file (tf.summary.FileWriter)"),
+        (&tfrecord, K::TfRecord, "a TFRecord file"),
+    ];
+    for (path, kind, what) in cases {
+        assert_eq!(detect(path).unwrap(), kind, "{}", path.display());
+        assert!(!kind.is_model() && !kind.is_checkpoint());
+        let e = read_model_file(path).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "InvalidArgument: {} is {what}, not a model; give the model's .meta, .pb or .pbtxt file",
+                path.display()
+            )
+        );
+        let e = read_graph_def_any(path).unwrap_err();
+        assert_eq!(e.code, Code::InvalidArgument, "{e}");
+        assert!(e.message.contains(what), "{e}");
+    }
+    // text that merely starts with a bracket is not JSON, and a damaged record length is no TFRecord
+    let half = write(dir, "half.json", "{\"a\": 1");
+    assert_eq!(detect(&half).unwrap_err().code, Code::DataLoss);
+    record[8] ^= 1;
+    let bad = write(dir, "bad.tfrecord", &record);
+    assert_eq!(detect(&bad).unwrap_err().code, Code::DataLoss);
+}

@@ -37,11 +37,14 @@ fn files(dir: &Path) -> Vec<String> {
     v
 }
 
+/// The files of checkpoints `steps` (index, data file and `.meta`, as `Saver::save` writes
+/// them) and the state file, sorted.
 fn ckpt_files(steps: &[u64]) -> Vec<String> {
     let mut v = vec!["checkpoint".to_string()];
     for s in steps {
         v.push(format!("model.ckpt-{s}.data-00000-of-00001"));
         v.push(format!("model.ckpt-{s}.index"));
+        v.push(format!("model.ckpt-{s}.meta"));
     }
     v.sort();
     v

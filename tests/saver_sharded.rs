@@ -45,7 +45,8 @@ fn saver_writes_several_data_files_and_one_index() {
             "model.ckpt.data-00000-of-00003",
             "model.ckpt.data-00001-of-00003",
             "model.ckpt.data-00002-of-00003",
-            "model.ckpt.index"
+            "model.ckpt.index",
+            "model.ckpt.meta"
         ]
     );
     let r = CheckpointReader::open(&prefix).unwrap();

@@ -4,8 +4,9 @@
 mod common;
 use common::{assert_close, f32_tensor, fixtures, manifest};
 use serde_json::Value;
+use std::path::Path;
 use tensorgraph::init::Initializer;
-use tensorgraph::train::{AdamOptimizer, GradientDescentOptimizer, Optimizer, Saver};
+use tensorgraph::train::{AdamOptimizer, GradientDescentOptimizer, Optimizer, RestoreHints, Saver};
 use tensorgraph::{ops, Code, DType, Graph, Operation, Output, Reuse, Session};
 
 struct Model {
@@ -156,6 +157,57 @@ fn restoring_a_model_only_checkpoint_lists_every_missing_slot() {
         let name = t["name"].as_str().unwrap();
         assert_close(name, &values(&sess, &model.graph, name), &common::flat_f64(&t["values"]));
     }
+}
+
+#[test]
+fn restore_advice_is_worded_for_where_it_is_shown() {
+    let m = manifest("weight_def_adam");
+    let adam = AdamOptimizer::new(0.01);
+    let model = build(&m, Some(&adam));
+    let sess = Session::new(&model.graph).unwrap();
+    let prefix = fixtures().join("weight_def_adam/model_only.ckpt");
+    let head = format!(
+        "NotFound: Restoring from checkpoint {} failed.\n6 variable(s) not found in checkpoint: beta1_power, beta2_power, weight_def/biases/Adam, weight_def/biases/Adam_1, weight_def/weights/Adam, weight_def/weights/Adam_1\nAll 6 missing names are optimizer state (slots such as /Adam, /Adam_1, /Momentum, beta1_power, beta2_power): the checkpoint was saved without the optimizer, or the graph adds an optimizer the saved model did not have. ",
+        prefix.display()
+    );
+    // by default, in Rust calls
+    let err = Saver::new(&model.graph).unwrap().restore(&sess, &prefix).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("{head}To restore only the model variables, build the saver from them: Saver::with_var_list(&graph.trainable_variables()), then initialize the optimizer's variables with their initializers.")
+    );
+    // a front end words its own
+    let hints = RestoreHints {
+        model_variables_only: "Pass --trainable-only.".into(),
+        map_names: "Pass --map.".into(),
+        missing_checkpoint: "give a prefix".into(),
+    };
+    let saver = Saver::new(&model.graph).unwrap().restore_hints(hints);
+    assert_eq!(saver.restore(&sess, &prefix).unwrap_err().to_string(), format!("{head}Pass --trainable-only."));
+    let gone = Path::new("/nonexistent/model.ckpt");
+    assert_eq!(
+        saver.restore(&sess, gone).unwrap_err().to_string(),
+        "NotFound: Failed to find any matching files for /nonexistent/model.ckpt: no /nonexistent/model.ckpt.index (give a prefix)"
+    );
+    assert_eq!(
+        Saver::new(&model.graph).unwrap().restore(&sess, gone).unwrap_err().to_string(),
+        "NotFound: Failed to find any matching files for /nonexistent/model.ckpt: no /nonexistent/model.ckpt.index (a checkpoint prefix is the path without .index; latest_checkpoint(dir) finds the latest checkpoint of a directory)"
+    );
+    // names that differ get the mapping advice: a graph of other names
+    let graph = Graph::new();
+    graph
+        .scope()
+        .variable_scope("renamed", Reuse::No, |s| s.get_variable("weights", [4, 3], DType::Float, None))
+        .unwrap();
+    let sess = Session::new(&graph).unwrap();
+    let err = Saver::new(&graph).unwrap().restore(&sess, &prefix).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "NotFound: Restoring from checkpoint {} failed.\n1 variable(s) not found in checkpoint: renamed/weights\nThe checkpoint has 2 name(s) the graph does not: weight_def/biases, weight_def/weights\nThe graph's variable names differ from the checkpoint's. Build the same model (same scopes and names) as the one saved, or map checkpoint names to variables with Saver::with_name_map; CheckpointReader::open(prefix)?.list() lists the checkpoint's names.",
+            prefix.display()
+        )
+    );
 }
 
 #[test]

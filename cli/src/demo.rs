@@ -1,22 +1,45 @@
-//! `tensorgraph demo`: the main job end to end on real data.
+//! `tensorgraph demo`: the main job end to end on real data: train, save a checkpoint with
+//! its `.meta`, freeze `model.pb`, restore into a [`Forecaster`] and forecast; every file it
+//! writes is one `run`, `freeze` and `inspect` work on.
 
 use crate::dataset::Dataset;
-use crate::forecaster::{Forecaster, ModelSpec};
+use crate::guard::{check_output, Input, Writes};
+use crate::run::write_npy;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use serde_json::json;
-use std::path::PathBuf;
-use tensorgraph::models::{Mlp, MlpConfig};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use tensorgraph::io::graph_def::{freeze, write_graph_def};
+use tensorgraph::models::{Forecaster, ForecasterSpec, Mlp, MlpConfig};
 use tensorgraph::train::Saver;
 use tensorgraph::{Graph, Session, Tensor};
 
+/// Arguments of `tensorgraph demo`.
 pub struct DemoArgs {
+    /// The output directory.
     pub out: PathBuf,
+    /// A CSV to train on instead of iris.
     pub data: Option<PathBuf>,
+    /// Training steps.
     pub steps: usize,
+    /// Seed of the split and the initializers.
     pub seed: u64,
+    /// Replace files in `out` of another kind, or the `--data` file.
+    pub force: bool,
 }
+
+/// The files the demo writes into its output directory, with their kinds.
+const OUTPUTS: [(&str, Writes); 8] = [
+    ("model.ckpt.index", Writes::Checkpoint),
+    ("model.ckpt.data-00000-of-00001", Writes::Checkpoint),
+    ("model.ckpt.meta", Writes::MetaGraph),
+    ("checkpoint", Writes::Checkpoint),
+    ("model.pb", Writes::GraphDef),
+    ("model.json", Writes::Json),
+    ("inputs.npy", Writes::Npy),
+    ("forecast.json", Writes::Json),
+];
 
 const HIDDEN: [usize; 2] = [16, 16];
 /// Rows held out for testing (fewer for small data sets: a fifth of the rows).
@@ -40,6 +63,18 @@ fn argmax(row: &[f32]) -> usize {
     row.iter().enumerate().fold(0, |b, (i, &v)| if v > row[b] { i } else { b })
 }
 
+/// The spec as `model.json`: what `Forecaster::new` needs to rebuild the model.
+fn spec_json(spec: &ForecasterSpec) -> Value {
+    json!({"features": spec.features, "hidden": spec.hidden, "classes": spec.classes,
+           "mean": spec.mean, "std": spec.std, "class_names": spec.class_names})
+}
+
+/// Writes `value` as pretty JSON to `path`.
+fn write_json(path: &Path, value: &Value) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
 pub fn run(args: &DemoArgs) -> Result<(), String> {
     if args.steps == 0 {
         return Err("--steps must be at least 1".into());
@@ -50,6 +85,10 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create --out directory {}: {e}", args.out.display()))?;
+    let inputs: Vec<Input> = args.data.iter().map(|d| Input::new("--data", d)).collect();
+    for (name, kind) in OUTPUTS {
+        check_output("--out", &args.out.join(name), kind, &inputs, args.force)?;
+    }
     let data = match &args.data {
         Some(p) => Dataset::from_csv(p)?,
         None => Dataset::iris(),
@@ -88,7 +127,7 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
     }
     let mean: Vec<f32> = mean.iter().map(|&v| v as f32).collect();
     let std: Vec<f32> = std.iter().map(|&v| v as f32).collect();
-    let spec = ModelSpec {
+    let spec = ForecasterSpec {
         features: f,
         hidden: HIDDEN.to_vec(),
         classes: c,
@@ -109,7 +148,7 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
     let model = Mlp::build(&graph, &cfg).map_err(err)?;
     let session = Session::new(&graph).map_err(err)?;
     session.run_targets(&[&model.init]).map_err(err)?;
-    let xs = Tensor::new(&[train_x.len(), f], spec.standardize(&train_x).concat()).map_err(err)?;
+    let xs = Tensor::new(&[train_x.len(), f], spec.standardize(&train_x).map_err(err)?.concat()).map_err(err)?;
     let ys = Tensor::new(&[train_y.len(), c], one_hot(&train_y, c)).map_err(err)?;
     let (x, y, loss, train) = (
         &model.x,
@@ -132,27 +171,31 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
     println!("trained {} steps; final training loss: {last:.4}", args.steps);
 
     // test accuracy
-    let tx = Tensor::new(&[test_x.len(), f], spec.standardize(&test_x).concat()).map_err(err)?;
+    let tx = Tensor::new(&[test_x.len(), f], spec.standardize(&test_x).map_err(err)?.concat()).map_err(err)?;
     let probs = session.fetch(&[(x, tx)], &model.probs).map_err(err)?;
     let p = probs.as_slice::<f32>().map_err(err)?;
     let correct = test_y.iter().enumerate().filter(|(i, &l)| argmax(&p[i * c..(i + 1) * c]) == l).count();
     let accuracy = correct as f64 / test_y.len() as f64;
     println!("test accuracy: {accuracy:.3} ({correct}/{} held-out rows)", test_y.len());
 
-    // save a TensorFlow checkpoint (model variables and Adam slots)
+    // save a TensorFlow checkpoint (model variables and Adam slots) with its meta graph,
+    // and the inference graph frozen (variables turned into constants)
     let prefix = Saver::new(&graph).and_then(|s| s.save(&session, args.out.join("model.ckpt"))).map_err(err)?;
-    std::fs::write(
-        args.out.join("model.json"),
-        serde_json::to_string_pretty(&spec.to_json()).map_err(|e| e.to_string())?,
-    )
-    .map_err(|e| format!("cannot write model.json: {e}"))?;
-    println!("saved checkpoint {}", prefix.display());
+    write_json(&args.out.join("model.json"), &spec_json(&spec))?;
+    println!("saved checkpoint {} with its meta graph {}.meta", prefix.display(), prefix.display());
+    let frozen_path = args.out.join("model.pb");
+    let frozen = freeze(&graph, &session, &["probs"]).map_err(err)?;
+    write_graph_def(&frozen, &frozen_path).map_err(err)?;
+    println!("froze probs into {} ({} nodes)", frozen_path.display(), frozen.node.len());
 
     // restore into a fresh graph, built once; forecast twice
-    let forecaster = Forecaster::new(&args.out)?;
     let sample: Vec<Vec<f32>> = test_x.iter().take(5).cloned().collect();
-    let first = forecaster.forecast(&sample)?;
-    let second = forecaster.forecast(&sample)?;
+    let sample_std = spec.standardize(&sample).map_err(err)?;
+    let inputs_path = args.out.join("inputs.npy");
+    write_npy(&inputs_path, &Tensor::new(&[sample.len(), f], sample_std.concat()).map_err(err)?)?;
+    let forecaster = Forecaster::new(spec.clone(), &args.out).map_err(err)?;
+    let first = forecaster.forecast(&sample).map_err(err)?;
+    let second = forecaster.forecast(&sample).map_err(err)?;
     if first != second {
         return Err("two forecasts of the same rows differ".into());
     }
@@ -170,12 +213,8 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
     for (i, row) in sample.iter().enumerate() {
         let pr = &fp[i * c..(i + 1) * c];
         let k = argmax(pr);
-        let name = spec.class_names.get(k).cloned().unwrap_or_else(|| k.to_string());
-        println!(
-            "  {row:?} -> {name} (p = {:.3}; true: {})",
-            pr[k],
-            spec.class_names.get(test_y[i]).cloned().unwrap_or_default()
-        );
+        let name = spec.class_name(k);
+        println!("  {row:?} -> {name} (p = {:.3}; true: {})", pr[k], spec.class_name(test_y[i]));
     }
 
     // what the interop suite checks against TensorFlow
@@ -186,11 +225,14 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
         .collect();
     let forecast = json!({
         "hidden": HIDDEN, "num_features": f, "num_classes": c, "variables": variables,
-        "inputs": spec.standardize(&sample),
+        "inputs": sample_std,
         "probabilities": fp.chunks(c).map(|r| r.to_vec()).collect::<Vec<_>>(),
         "test_accuracy": accuracy,
     });
-    std::fs::write(args.out.join("forecast.json"), serde_json::to_string_pretty(&forecast).map_err(|e| e.to_string())?)
-        .map_err(|e| format!("cannot write forecast.json: {e}"))?;
+    write_json(&args.out.join("forecast.json"), &forecast)?;
+    let out = args.out.display();
+    println!("the standardized rows above are in {}; try:", inputs_path.display());
+    println!("  tensorgraph run {out}/model.ckpt --feed x:0={out}/inputs.npy --fetch probs:0");
+    println!("  tensorgraph run {out}/model.pb --feed x:0={out}/inputs.npy --fetch probs:0");
     Ok(())
 }

@@ -3,12 +3,13 @@
 mod dataset;
 mod demo;
 mod diff;
-mod forecaster;
 mod freeze;
+mod guard;
 mod inspect;
 mod model_file;
 mod model_info;
 mod output;
+mod restore;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -33,9 +34,16 @@ is missing, empty or damaged, or a tensor cannot be read."#;
 const RUN_HELP: &str = r#"MODEL is a frozen GraphDef (.pb binary, .pbtxt or .txt text) imported with its names
 unchanged, or a .meta file imported with tf.train.import_meta_graph's semantics; --ckpt then
 restores the variables through the meta graph's saver (a prefix, or a directory with a
-`checkpoint` state file). A file is read by its content: one without a model extension, or
-whose extension names another format, is loaded as what it holds (with a note on stderr).
-Op types tensorgraph does not implement are listed, with advice, before anything runs.
+`checkpoint` state file). MODEL may also be a checkpoint (prefix, directory, .index or
+.data-* file) with its meta graph PREFIX.meta beside it, as Saver.save writes it: that meta
+graph is run, restored from the checkpoint (`tensorgraph run demo-model/model.ckpt ...`).
+A file is read by its content: one without a model extension, or whose extension names
+another format, is loaded as what it holds (with a note on stderr). Op types tensorgraph
+does not implement are listed, with advice, before anything runs.
+
+Restoring: --trainable-only restores only the trainable variables (a checkpoint saved
+without the optimizer's slots); --map CKPT_NAME=GRAPH_NAME restores graph variable
+GRAPH_NAME from checkpoint name CKPT_NAME (repeatable; old_scope/=new_scope/ maps a scope).
 
 --feed NAME=FILE.npy feeds a tensor (NAME or NAME:0) from a .npy file (C order; float16/32/64,
 int8-64, uint8-64, bool, bytes). --fetch NAME:0 fetches a tensor; a bare op name fetches its
@@ -44,10 +52,24 @@ output 0, or runs the op when it has none (e.g. a train op).
 Text output: per fetch `NAME  DTYPE  [SHAPE]`, then the values (in full up to 12 elements,
 else the first 6 and min/max/mean). --json prints an array of {"name", "dtype", "shape",
 "values"[, "file"]}. --out DIR writes each fetch to DIR/<name with / and : as _>.npy
-(probs:0 -> DIR/probs_0.npy).
+(probs:0 -> DIR/probs_0.npy); an existing file there is replaced only when it is a .npy
+file and not an input of the command (a --feed file), unless --force is given.
 
 Exit status: 0 on success; 1, with the message on stderr, when the model, a feed file or a
 tensor name is bad, or the run fails."#;
+
+/// Extra `--help` text of `tensorgraph freeze`.
+const FREEZE_HELP: &str = r#"The format of -o follows its name, as TensorFlow users name these files: .pb (or
+.graphdef) is a binary GraphDef, .pbtxt (or .pbtext, .txt) the protobuf text format
+(tf.io.write_graph(as_text=True)). Any other name is an error unless --binary or --as-text
+says which; .meta is refused (a frozen graph is not a meta graph).
+
+-o never replaces an input of the command (the --meta file, the checkpoint's files) or an
+existing file that is not a GraphDef (a checkpoint's .index, a .meta, a JSON file) unless
+--force is given; an existing GraphDef is replaced.
+
+Exit status: 0 on success; 1, with the message on stderr, when a file, a node or the
+restore is bad."#;
 
 /// Extra `--help` text of `tensorgraph diff`.
 const DIFF_HELP: &str = r#"The largest absolute difference is taken over elements (complex: the modulus of the
@@ -75,7 +97,8 @@ enum Command {
     /// Train a 2-hidden-layer MLP with Adam on iris (or --data CSV), save a TensorFlow
     /// checkpoint, restore it into a fresh graph and forecast.
     Demo {
-        /// Directory for the checkpoint, model.json and forecast.json.
+        /// Directory for the checkpoint (model.ckpt.index, .data-*, .meta, `checkpoint`), the
+        /// frozen model.pb, model.json, inputs.npy and forecast.json.
         #[arg(long, default_value = "demo-model")]
         out: PathBuf,
         /// A CSV of numeric feature columns with the class in the last column (default: iris).
@@ -87,6 +110,9 @@ enum Command {
         /// Seed for the data split and the weight initializers.
         #[arg(long, default_value_t = 42)]
         seed: u64,
+        /// Replace files in --out that are not what the demo writes there, or the --data file.
+        #[arg(long)]
+        force: bool,
     },
     /// List the tensors of a checkpoint (name, dtype, shape; sorted by name), like
     /// tf.train.list_variables; or summarize a model (.pb, .pbtxt, .meta).
@@ -132,7 +158,8 @@ enum Command {
     /// Run a model once: feed .npy files, fetch tensors, print them or write .npy files.
     #[command(after_help = RUN_HELP)]
     Run {
-        /// The model: a frozen .pb / .pbtxt GraphDef, or a .meta meta graph (read by content).
+        /// The model: a frozen .pb / .pbtxt GraphDef, a .meta meta graph (read by content), or
+        /// a checkpoint prefix or directory with its PREFIX.meta beside it.
         model: PathBuf,
         /// Checkpoint to restore into a .meta model (prefix or directory).
         #[arg(long)]
@@ -149,14 +176,20 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Replace files under --out even when they are inputs or not .npy files.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        restore: RestoreArgs,
     },
     /// Freeze a model: import a .meta, restore a checkpoint, turn the variables the outputs
     /// need into constants (tf.compat.v1.graph_util.convert_variables_to_constants), and
-    /// write the pruned GraphDef (binary, or text for -o *.pbtxt / *.txt).
+    /// write the pruned GraphDef (binary for -o *.pb, text for -o *.pbtxt / *.txt).
+    #[command(after_help = FREEZE_HELP)]
     Freeze {
-        /// The .meta file.
+        /// The .meta file (default: the checkpoint's PREFIX.meta).
         #[arg(long)]
-        meta: PathBuf,
+        meta: Option<PathBuf>,
         /// The checkpoint: prefix or directory with a `checkpoint` state file.
         #[arg(long)]
         ckpt: PathBuf,
@@ -166,20 +199,58 @@ enum Command {
         /// The frozen GraphDef to write (.pb binary; .pbtxt or .txt text).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
+        /// Write the protobuf text format, whatever the name of -o.
+        #[arg(long, conflicts_with = "binary")]
+        as_text: bool,
+        /// Write the binary format, whatever the name of -o.
+        #[arg(long)]
+        binary: bool,
+        /// Replace -o even when it is an input or a file of another kind.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        restore: RestoreArgs,
     },
+}
+
+/// How `run` and `freeze` restore the checkpoint.
+#[derive(clap::Args)]
+struct RestoreArgs {
+    /// Restore only the trainable variables (not the optimizer's slots).
+    #[arg(long)]
+    trainable_only: bool,
+    /// Restore graph variable GRAPH_NAME from the checkpoint's CKPT_NAME; repeatable;
+    /// old_scope/=new_scope/ maps every variable under a scope.
+    #[arg(long = "map", value_name = "CKPT_NAME=GRAPH_NAME")]
+    map: Vec<String>,
+}
+
+impl RestoreArgs {
+    fn flags(self) -> restore::RestoreFlags {
+        restore::RestoreFlags { trainable_only: self.trainable_only, map: self.map }
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo { out, data, steps, seed } => demo::run(&demo::DemoArgs { out, data, steps, seed }),
+        Command::Demo { out, data, steps, seed, force } => demo::run(&demo::DemoArgs { out, data, steps, seed, force }),
         Command::Inspect { ckpt, values, json } => inspect::run(&inspect::InspectArgs { ckpt, values, json }),
         Command::Diff { a, b, json } => diff::run(&diff::DiffArgs { a, b, json }),
-        Command::Run { model, ckpt, feeds, fetches, out, json } => {
-            run::run(&run::RunArgs { model, ckpt, feeds, fetches, out, json })
+        Command::Run { model, ckpt, feeds, fetches, out, json, force, restore } => {
+            run::run(&run::RunArgs { model, ckpt, feeds, fetches, out, json, force, restore: restore.flags() })
         }
-        Command::Freeze { meta, ckpt, outputs, output } => {
-            freeze::run(&freeze::FreezeArgs { meta, ckpt, outputs, output })
+        Command::Freeze { meta, ckpt, outputs, output, as_text, binary, force, restore } => {
+            freeze::run(&freeze::FreezeArgs {
+                meta,
+                ckpt,
+                outputs,
+                output,
+                as_text,
+                binary,
+                force,
+                restore: restore.flags(),
+            })
         }
     };
     match result {

@@ -1,21 +1,27 @@
 //! `tensorgraph run MODEL [--ckpt PREFIX] --feed NAME=FILE.npy ... --fetch NAME:0 ...
 //! [--out DIR] [--json]`: loads a model (a frozen `.pb`, a `.pbtxt`, or a `.meta` restored
-//! from a checkpoint), feeds `.npy` files, runs the fetches once and prints them or writes
-//! them as `.npy` files. Also holds the `.npy` reading and writing shared by the CLI.
+//! from a checkpoint; a checkpoint given as MODEL runs its `PREFIX.meta` restored from it),
+//! feeds `.npy` files, runs the fetches once and prints them or writes them as `.npy` files.
+//! Also holds the `.npy` reading and writing shared by the CLI.
 
+use crate::guard::{check_output, Input, Writes};
 use crate::inspect::{entry_json, resolve_checkpoint, tensor_json, values_text};
 use crate::model_info::{load_model, ModelKind};
 use crate::output::write_stdout;
+use crate::restore::{restore, RestoreFlags};
 use npyz::WriterBuilder;
 use serde_json::{json, Value};
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use tensorgraph::format::checkpoint::meta_graph_path;
+use tensorgraph::io::model_file::checkpoint_form;
 use tensorgraph::tensor::{fmt_dims, Storage};
 use tensorgraph::{Code, Graph, Operation, Output, Session, Tensor};
 
 /// Arguments of `tensorgraph run`.
 pub struct RunArgs {
-    /// The model: `.pb` / `.pbtxt` GraphDef or `.meta` MetaGraphDef.
+    /// The model: `.pb` / `.pbtxt` GraphDef or `.meta` MetaGraphDef, or a checkpoint (prefix,
+    /// directory or one of its files) with its `PREFIX.meta` beside it.
     pub model: PathBuf,
     /// A checkpoint to restore (`.meta` models only): prefix or directory.
     pub ckpt: Option<PathBuf>,
@@ -28,6 +34,10 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
     /// Print JSON instead of text.
     pub json: bool,
+    /// Replace files under `out` even when they are inputs or files of another kind.
+    pub force: bool,
+    /// How to restore (`--trainable-only`, `--map`).
+    pub restore: RestoreFlags,
 }
 
 /// Reads a `.npy` file (C order; float16/32/64, int8-64, uint8-64, bool, byte strings `|S`)
@@ -139,6 +149,24 @@ fn resolve_fetch(graph: &Graph, model: &Path, name: &str) -> Result<Fetch, Strin
     }
 }
 
+/// The model file and checkpoint to run: MODEL and `--ckpt`, or, for a MODEL that is a
+/// checkpoint (prefix, directory, `.index`, `.data-*` or state file), its `PREFIX.meta`
+/// restored from it (`--ckpt` still wins). Errors: a checkpoint without a `.meta` beside it.
+fn model_and_checkpoint(args: &RunArgs) -> Result<(PathBuf, Option<PathBuf>), String> {
+    let Some(kind) = checkpoint_form(&args.model) else { return Ok((args.model.clone(), args.ckpt.clone())) };
+    let (prefix, _) = resolve_checkpoint(&args.model)?;
+    let meta = meta_graph_path(&prefix);
+    if !meta.is_file() {
+        return Err(format!(
+            "InvalidArgument: MODEL {} is {}, and its meta graph {} does not exist; give the model's .meta, .pb or .pbtxt file, and the checkpoint to --ckpt",
+            args.model.display(),
+            kind.describe(),
+            meta.display()
+        ));
+    }
+    Ok((meta, Some(args.ckpt.clone().unwrap_or(prefix))))
+}
+
 fn resolve_feed(graph: &Graph, model: &Path, spec: &str) -> Result<(Output, Tensor), String> {
     let Some((name, file)) = spec.split_once('=') else {
         return Err(format!("--feed {spec}: expected NAME=FILE.npy"));
@@ -156,44 +184,65 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     if args.fetches.is_empty() {
         return Err("nothing to run: give at least one --fetch NAME:0".into());
     }
+    let (model, ckpt) = model_and_checkpoint(args)?;
     let graph = Graph::new();
-    let loaded = load_model(&graph, &args.model, "MODEL")?;
+    let loaded = load_model(&graph, &model, "MODEL")?;
     let sess = Session::new(&graph).map_err(|e| e.to_string())?;
-    match (&args.ckpt, loaded.kind, &loaded.saver) {
+    match (&ckpt, loaded.kind, &loaded.saver) {
         (None, _, _) => {}
         (Some(c), ModelKind::Meta, Some(saver)) => {
             let (prefix, _) = resolve_checkpoint(c)?;
-            saver.restore(&sess, &prefix).map_err(|e| e.to_string())?;
+            restore(&sess, saver, &prefix, &args.restore)?;
         }
         (Some(_), ModelKind::Meta, None) => {
-            return Err(format!("--ckpt: the meta graph {} has no variables to restore", args.model.display()))
+            return Err(format!("--ckpt: the meta graph {} has no variables to restore", model.display()))
         }
         (Some(_), ModelKind::GraphDef, _) => {
             return Err(format!(
                 "--ckpt needs a .meta model: {} is a GraphDef, which holds no saver (freeze it or pass its .meta)",
-                args.model.display()
+                model.display()
             ))
         }
     }
     let feeds: Vec<(Output, Tensor)> =
-        args.feeds.iter().map(|f| resolve_feed(&graph, &args.model, f)).collect::<Result<_, _>>()?;
+        args.feeds.iter().map(|f| resolve_feed(&graph, &model, f)).collect::<Result<_, _>>()?;
     let fetches: Vec<(String, Fetch)> = args
         .fetches
         .iter()
-        .map(|f| resolve_fetch(&graph, &args.model, f).map(|r| (f.clone(), r)))
+        .map(|f| resolve_fetch(&graph, &model, f).map(|r| (f.clone(), r)))
         .collect::<Result<_, _>>()?;
+    if let Some(dir) = &args.out {
+        let mut inputs = vec![Input::new("MODEL", &model)];
+        inputs.extend(
+            args.feeds.iter().filter_map(|f| f.split_once('=')).map(|(n, p)| Input::new(format!("--feed {n}"), p)),
+        );
+        if let Some(c) = &ckpt {
+            inputs.push(Input::new("--ckpt", resolve_checkpoint(c)?.0));
+        }
+        for (_, f) in &fetches {
+            if let Fetch::Tensor(o) = f {
+                check_output(
+                    "--out",
+                    &dir.join(format!("{}.npy", sanitize(&o.name()))),
+                    Writes::Npy,
+                    &inputs,
+                    args.force,
+                )?;
+            }
+        }
+    }
     let tensors: Vec<&Output> =
         fetches.iter().filter_map(|(_, f)| if let Fetch::Tensor(o) = f { Some(o) } else { None }).collect();
     let targets: Vec<&Operation> =
         fetches.iter().filter_map(|(_, f)| if let Fetch::Target(o) = f { Some(o) } else { None }).collect();
     let feed_refs: Vec<(&Output, Tensor)> = feeds.iter().map(|(o, t)| (o, t.clone())).collect();
     let values = sess.run(&feed_refs, &tensors, &targets).map_err(|e| {
-        let hint = if e.code == Code::FailedPrecondition && loaded.kind == ModelKind::Meta && args.ckpt.is_none() {
+        let hint = if e.code == Code::FailedPrecondition && loaded.kind == ModelKind::Meta && ckpt.is_none() {
             "; pass --ckpt PREFIX to restore the variables"
         } else {
             ""
         };
-        format!("running {}: {e}{hint}", args.model.display())
+        format!("running {}: {e}{hint}", model.display())
     })?;
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

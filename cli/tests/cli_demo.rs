@@ -1,7 +1,14 @@
 //! The `tensorgraph demo` command end to end: iris reaches the expected accuracy, the
-//! checkpoint and forecast files are written, and malformed CSVs are clear errors.
+//! checkpoint (with its `.meta`), the frozen `model.pb` and the forecast files are written,
+//! `run`, `freeze` and `inspect` work on them as README shows, and malformed CSVs are clear
+//! errors.
 
+mod common;
+use common::cli::{ok, s};
+use common::{assert_close, flat_f64};
+use serde_json::Value;
 use std::process::Command;
+use tensorgraph::io::graph_def::read_graph_def;
 
 fn demo(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tensorgraph")).arg("demo").args(args).output().unwrap();
@@ -26,9 +33,30 @@ fn iris_demo_trains_saves_restores_and_forecasts() {
         .unwrap_or_else(|| panic!("no accuracy line in {stdout}"));
     assert!(acc >= 0.93, "accuracy {acc}");
     assert!(stdout.contains("forecast() called twice") && stdout.contains("(identical)"), "{stdout}");
-    for f in ["model.ckpt.index", "model.ckpt.data-00000-of-00001", "checkpoint", "model.json", "forecast.json"] {
-        assert!(out.join(f).is_file(), "{f} missing");
-    }
+    let mut files: Vec<String> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "checkpoint",
+            "forecast.json",
+            "inputs.npy",
+            "model.ckpt.data-00000-of-00001",
+            "model.ckpt.index",
+            "model.ckpt.meta",
+            "model.json",
+            "model.pb"
+        ]
+    );
+    assert!(stdout.contains(&format!(
+        "saved checkpoint {0}/model.ckpt with its meta graph {0}/model.ckpt.meta\nfroze probs into {0}/model.pb (22 nodes)\n",
+        out.display()
+    )));
+    assert!(stdout.ends_with(&format!(
+        "  tensorgraph run {0}/model.ckpt --feed x:0={0}/inputs.npy --fetch probs:0\n  tensorgraph run {0}/model.pb --feed x:0={0}/inputs.npy --fetch probs:0\n",
+        out.display()
+    )));
     let names: Vec<String> = tensorgraph::format::checkpoint::CheckpointReader::open(out.join("model.ckpt"))
         .unwrap()
         .list()
@@ -37,6 +65,60 @@ fn iris_demo_trains_saves_restores_and_forecasts() {
         .collect();
     assert_eq!(names.len(), 6 * 3 + 2, "6 variables, their Adam slots, beta1_power and beta2_power: {names:?}");
     assert!(names.contains(&"layer1/weights/Adam_1".to_string()));
+}
+
+/// `tensorgraph run ... --json`'s values of its first fetch.
+fn run_values(args: &[String]) -> Vec<f64> {
+    let o = ok(args);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    flat_f64(&v[0]["values"])
+}
+
+#[test]
+fn run_and_freeze_work_on_what_the_demo_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo-model");
+    let (ok_, stdout, stderr) = demo(&["--out", out.to_str().unwrap(), "--steps", "100"]);
+    assert!(ok_, "{stdout}\n{stderr}");
+    let forecast: Value = serde_json::from_str(&std::fs::read_to_string(out.join("forecast.json")).unwrap()).unwrap();
+    let want = flat_f64(&forecast["probabilities"]);
+    assert_eq!(want.len(), 15);
+    let feed = format!("x:0={}", s(&out.join("inputs.npy")));
+    // README's commands: the checkpoint prefix (its .meta beside it), the directory (its
+    // latest checkpoint), the .meta with --ckpt, and the frozen model.pb
+    let meta = s(&out.join("model.ckpt.meta"));
+    for model in [
+        vec![s(&out.join("model.ckpt"))],
+        vec![s(&out)],
+        vec![meta.clone(), "--ckpt".into(), s(&out)],
+        vec![s(&out.join("model.pb"))],
+    ] {
+        let mut args = vec!["run".to_string()];
+        args.extend(model.iter().cloned());
+        args.extend(["--feed".into(), feed.clone(), "--fetch".into(), "probs:0".into(), "--json".into()]);
+        assert_close(&format!("run {model:?}"), &run_values(&args), &want);
+    }
+    // freeze without --meta uses the checkpoint's .meta, and gives the demo's model.pb
+    let frozen = out.join("frozen.pb");
+    let o = ok(&["freeze", "--ckpt", &s(&out), "--outputs", "probs", "-o", &s(&frozen)]);
+    assert_eq!(o.stderr, format!("froze {meta} into {}: 22 nodes (6 Const)\n", s(&frozen)));
+    assert_eq!(read_graph_def(&frozen).unwrap(), read_graph_def(out.join("model.pb")).unwrap());
+    let args: Vec<String> =
+        ["run", &s(&frozen), "--feed", &feed, "--fetch", "probs:0", "--json"].map(String::from).to_vec();
+    assert_close("frozen.pb", &run_values(&args), &want);
+    // inspect names what each file is
+    let o = ok(&["inspect", &meta]);
+    assert!(o.stdout.starts_with(&format!("{meta}: MetaGraphDef, ")), "{}", o.stdout);
+    assert!(o.stdout.contains("  SaveV2 ") && o.stdout.contains("  RestoreV2 "), "{}", o.stdout);
+    let o = ok(&["inspect", &s(&out.join("model.pb"))]);
+    assert!(o.stdout.starts_with(&format!("{}: GraphDef, 22 nodes\n", s(&out.join("model.pb")))), "{}", o.stdout);
+    // model.json is the ForecasterSpec
+    let spec: Value = serde_json::from_str(&std::fs::read_to_string(out.join("model.json")).unwrap()).unwrap();
+    assert_eq!(
+        (&spec["features"], &spec["hidden"], &spec["classes"]),
+        (&4.into(), &serde_json::json!([16, 16]), &3.into())
+    );
+    assert_eq!(spec["class_names"], serde_json::json!(["setosa", "versicolor", "virginica"]));
 }
 
 #[test]

@@ -91,12 +91,8 @@ fn a_directory_as_model_is_named() {
     };
     fails_with(&["run", &dir, "--fetch", "a:0"], &want("MODEL"));
     let seed = s(&seed004());
-    fails_with(
-        &["run", &seed, "--ckpt", &seed, "--fetch", "add_1:0"],
-        &format!(
-            "InvalidArgument: MODEL {seed} is a checkpoint directory, not a model; pass it to --ckpt or to inspect"
-        ),
-    );
+    // a checkpoint directory runs its latest checkpoint's .meta, restored from it
+    assert_eq!(ok(&["run", &seed, "--fetch", "add_1:0"]).stdout, "add_1:0  float32  [1]\n  [6.0]\n");
     let out = s(&tmp.path().join("f.pb"));
     fails_with(&["freeze", "--meta", &dir, "--ckpt", &seed, "--outputs", "add_1", "-o", &out], &want("--meta"));
     // freeze's output: a directory, or a .meta name

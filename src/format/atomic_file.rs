@@ -19,7 +19,9 @@ pub(crate) struct AtomicFile {
 }
 
 /// Creates a new file `<target>.tempstate<random>` next to `target` (TensorFlow's temporary
-/// naming), returning its path and handle. Errors: the file system's, naming `target`.
+/// naming), returning its path and handle. Errors: `NotFound` when the directory of `target`
+/// does not exist, `InvalidArgument` when a component of it is a file; else the file
+/// system's, naming `target`.
 pub(crate) fn create_temp(target: &Path) -> Result<(PathBuf, File)> {
     let name = target
         .file_name()
@@ -32,11 +34,42 @@ pub(crate) fn create_temp(target: &Path) -> Result<(PathBuf, File)> {
         match OpenOptions::new().write(true).create_new(true).open(&temp) {
             Ok(f) => return Ok((temp, f)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_err = Some(e),
-            Err(e) => return Err(io_error(e, "cannot create a temporary file for", target)),
+            Err(e) => {
+                return Err(missing_directory(target)
+                    .unwrap_or_else(|| io_error(e, "cannot create a temporary file for", target)))
+            }
         }
     }
     let e = last_err.unwrap_or_else(|| std::io::Error::other("no free temporary name"));
     Err(io_error(e, "cannot create a temporary file for", target))
+}
+
+/// The error for writing `target` when its directory is missing or is not a directory:
+/// `NotFound: cannot write d/x.pb: the directory d does not exist` (or `InvalidArgument: ...
+/// d is not a directory`); `None` when the directory is there.
+fn missing_directory(target: &Path) -> Option<Error> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // the nearest ancestor that exists says which of the two it is
+    let mut existing = dir;
+    while !existing.exists() {
+        match existing.parent() {
+            Some(p) if !p.as_os_str().is_empty() => existing = p,
+            _ => break,
+        }
+    }
+    if existing.exists() && !existing.is_dir() {
+        return Some(Error::invalid_argument(format!(
+            "cannot write {}: {} is not a directory",
+            target.display(),
+            existing.display()
+        )));
+    }
+    (!dir.is_dir()).then(|| {
+        Error::not_found(format!("cannot write {}: the directory {} does not exist", target.display(), dir.display()))
+    })
 }
 
 impl AtomicFile {
@@ -52,11 +85,13 @@ impl AtomicFile {
         out.write_all(bytes).map_err(|e| io_error(e, "cannot write", &self.temp))
     }
 
-    /// Flushes, syncs and renames the file into place.
-    pub(crate) fn commit(mut self) -> Result<()> {
+    /// Flushes, syncs (when `sync`) and renames the file into place.
+    pub(crate) fn commit(mut self, sync: bool) -> Result<()> {
         let out = self.out.take().expect("AtomicFile committed twice");
         let file = out.into_inner().map_err(|e| io_error(e.into_error(), "cannot write", &self.temp))?;
-        file.sync_all().map_err(|e| io_error(e, "cannot sync", &self.temp))?;
+        if sync {
+            file.sync_all().map_err(|e| io_error(e, "cannot sync", &self.temp))?;
+        }
         drop(file);
         std::fs::rename(&self.temp, &self.target).map_err(|e| io_error(e, "cannot rename into place", &self.target))?;
         self.temp = PathBuf::new();
@@ -73,9 +108,15 @@ impl Drop for AtomicFile {
     }
 }
 
-/// Writes `bytes` to `target` atomically (temporary file + rename).
+/// Writes `bytes` to `target` atomically (temporary file, synced to disk, then rename).
 pub(crate) fn write_atomically(target: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomically_synced(target, bytes, true)
+}
+
+/// As [`write_atomically`]; the temporary file is synced to disk before the rename only
+/// when `sync` (without, the write is still atomic for other processes, not for a power loss).
+pub(crate) fn write_atomically_synced(target: &Path, bytes: &[u8], sync: bool) -> Result<()> {
     let mut f = AtomicFile::create(target)?;
     f.write_all(bytes)?;
-    f.commit()
+    f.commit(sync)
 }

@@ -1,6 +1,7 @@
 //! What a model file is, decided by its content rather than its name: a binary or text
-//! `GraphDef`, a binary or text `MetaGraphDef`, a SavedModel, or one of a checkpoint's
-//! files. [`detect`] names the form of a path ([`ModelFileKind`]); [`read_model_file`]
+//! `GraphDef`, a binary or text `MetaGraphDef`, a SavedModel, one of a checkpoint's
+//! files, or another file a model argument is mistaken for (JSON, `.npy`, a TensorBoard
+//! event file). [`detect`] names the form of a path ([`ModelFileKind`]); [`read_model_file`]
 //! reads a model in any of its four encodings, and says what the file is when it is not a
 //! model. [`read_graph_def_any`](crate::io::graph_def::read_graph_def_any) and
 //! [`read_meta_graph`](crate::io::meta_graph::read_meta_graph) read through it.
@@ -18,8 +19,8 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::format::checkpoint::index_path;
 use crate::format::checkpoint::table::TABLE_MAGIC;
+use crate::format::checkpoint::{index_path, mask_crc, meta_graph_path};
 use crate::format::proto::text::{graph_def_from_text, meta_graph_def_from_text};
 use crate::format::proto::{GraphDef, MetaGraphDef};
 use std::borrow::Cow;
@@ -77,6 +78,16 @@ pub enum ModelFileKind {
     CheckpointData,
     /// A `checkpoint` state file (recognised by name or by its text fields).
     CheckpointState,
+    /// A JSON file (text starting with `{` or `[` and ending with `}` or `]`).
+    Json,
+    /// A NumPy array file (`.npy`, recognised by its magic bytes `\x93NUMPY`).
+    Npy,
+    /// A TensorBoard event file (`events.out.tfevents.*`, `tf.summary.FileWriter`): a TFRecord
+    /// file whose first record is an `Event` (`brain.Event:2`).
+    EventFile,
+    /// A TFRecord file other than an event file (`tf.io.TFRecordWriter`), recognised by the
+    /// checksum of its first record's length.
+    TfRecord,
 }
 
 impl ModelFileKind {
@@ -93,6 +104,10 @@ impl ModelFileKind {
             ModelFileKind::CheckpointIndex => "a checkpoint index (a .index file)",
             ModelFileKind::CheckpointData => "a checkpoint data file (a .data-NNNNN-of-NNNNN file)",
             ModelFileKind::CheckpointState => "a checkpoint state file (a `checkpoint` file)",
+            ModelFileKind::Json => "a JSON file",
+            ModelFileKind::Npy => "a NumPy array file (.npy)",
+            ModelFileKind::EventFile => "a TensorBoard event file (tf.summary.FileWriter)",
+            ModelFileKind::TfRecord => "a TFRecord file",
         }
     }
 
@@ -246,8 +261,9 @@ pub fn checkpoint_form(path: impl AsRef<Path>) -> Option<ModelFileKind> {
 /// ties between binary encodings): one of [`ModelFileKind`]. Directories are SavedModels
 /// (holding `saved_model.pb`) or checkpoint directories (holding a `checkpoint` file);
 /// checkpoint files are recognised by name first (a data shard is raw bytes), then an
-/// index by its table footer and a state file by its fields. A binary model is decoded to
-/// tell a `GraphDef` from a `MetaGraphDef`; text is parsed.
+/// index by its table footer and a state file by its fields; JSON, `.npy` and TFRecord
+/// (event) files by their content. A binary model is decoded to tell a `GraphDef` from a
+/// `MetaGraphDef`; text is parsed.
 ///
 /// Errors, each naming the path: `NotFound` when nothing is there; `InvalidArgument` for
 /// any other directory, an empty file (no bytes, or only whitespace and `#` comments), and
@@ -282,9 +298,13 @@ fn not_a_model(path: &Path, kind: ModelFileKind) -> Error {
             "{shown} is a SavedModel, which tensorgraph does not read; export its graph as a frozen GraphDef (.pb) or a meta graph (.meta, tf.compat.v1.train.export_meta_graph) and give that file"
         ));
     }
-    let mut meta = path.as_os_str().to_owned();
-    meta.push(".meta");
-    let meta = PathBuf::from(meta);
+    if !kind.is_checkpoint() {
+        return Error::invalid_argument(format!(
+            "{shown} is {}, not a model; give the model's .meta, .pb or .pbtxt file",
+            kind.describe()
+        ));
+    }
+    let meta = meta_graph_path(path);
     let give = if kind == ModelFileKind::CheckpointPrefix && meta.is_file() {
         format!("its meta graph is {}", meta.display())
     } else {
@@ -396,6 +416,9 @@ pub(crate) fn sniff(bytes: &[u8], claimed: Option<ModelFileKind>) -> Sniffed {
     if bytes.len() >= 8 && bytes[bytes.len() - 8..] == TABLE_MAGIC.to_le_bytes() {
         return Sniffed::Other(ModelFileKind::CheckpointIndex);
     }
+    if let Some(kind) = other_file_kind(bytes) {
+        return Sniffed::Other(kind);
+    }
     let text_field = text_format_first_field(bytes);
     let text_kind = match text_field {
         Some("") => return Sniffed::Blank,
@@ -442,6 +465,29 @@ pub(crate) fn sniff(bytes: &[u8], claimed: Option<ModelFileKind>) -> Sniffed {
         Some((_, e)) => Sniffed::Damaged(e),
         None => Sniffed::Damaged(Error::data_loss("no model kind fits")),
     }
+}
+
+/// The kinds of file that are neither models nor checkpoints but are given as one by
+/// mistake, by their content: `.npy` by its magic bytes, a TFRecord file (an event file when
+/// its first record holds `brain.Event:`) by the masked CRC-32C of its first record's length,
+/// JSON by its brackets (no protobuf, binary or text, starts with `{` or `[`).
+fn other_file_kind(bytes: &[u8]) -> Option<ModelFileKind> {
+    if bytes.starts_with(b"\x93NUMPY") {
+        return Some(ModelFileKind::Npy);
+    }
+    if let (Some(len), Some(crc)) = (bytes.get(..8), bytes.get(8..12)) {
+        if mask_crc(crc32c::crc32c(len)).to_le_bytes() == crc {
+            let n = u64::from_le_bytes(len.try_into().ok()?);
+            let end = usize::try_from(n).map_or(bytes.len(), |n| n.saturating_add(12).min(bytes.len()));
+            let first = &bytes[12..end];
+            let event = first.windows(12).any(|w| w == b"brain.Event:");
+            return Some(if event { ModelFileKind::EventFile } else { ModelFileKind::TfRecord });
+        }
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim();
+    let json = (text.starts_with('{') && text.ends_with('}')) || (text.starts_with('[') && text.ends_with(']'));
+    json.then_some(ModelFileKind::Json)
 }
 
 /// Sniffs the protobuf text format: when `bytes` look like a text-format message, the

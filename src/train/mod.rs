@@ -12,4 +12,7 @@ pub use gradient_descent::GradientDescentOptimizer;
 pub use gradients::gradients;
 pub use momentum::MomentumOptimizer;
 pub use optimizer::Optimizer;
-pub use saver::{init_from_checkpoint, is_optimizer_variable, Saver, DEFAULT_KEEP_CHECKPOINT_EVERY_N_HOURS};
+pub use saver::{
+    add_saver_ops, init_from_checkpoint, is_optimizer_variable, RestoreHints, Saver,
+    DEFAULT_KEEP_CHECKPOINT_EVERY_N_HOURS,
+};

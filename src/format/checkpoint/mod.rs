@@ -39,6 +39,14 @@ pub fn index_path(prefix: impl AsRef<Path>) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// `PREFIX.meta`: the meta graph `Saver.save` writes beside the checkpoint `prefix`
+/// (TensorFlow's `meta_graph_filename`; the suffix is appended, as for [`index_path`]).
+pub fn meta_graph_path(prefix: impl AsRef<Path>) -> PathBuf {
+    let mut s = prefix.as_ref().as_os_str().to_os_string();
+    s.push(".meta");
+    PathBuf::from(s)
+}
+
 /// `PREFIX.data-SSSSS-of-NNNNN`: data shard `shard` of `num_shards` of the checkpoint `prefix`
 /// (TensorFlow's `DataFilename`).
 pub fn data_path(prefix: impl AsRef<Path>, shard: usize, num_shards: usize) -> PathBuf {

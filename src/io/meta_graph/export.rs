@@ -9,7 +9,8 @@ use std::path::Path;
 /// The graph's meta graph: its `GraphDef` with `_output_shapes` (as TensorFlow's
 /// `export_meta_graph`), every collection (`variables` and `trainable_variables` as
 /// `VariableDef`s, `train_op` as node names, ...), `saver_def` when given (see
-/// [`add_saver_ops`](super::saver_ops::add_saver_ops)), and `meta_info_def` whose
+/// [`Saver::as_saver_def`](crate::train::Saver::as_saver_def); [`Saver::export_meta_graph`](crate::train::Saver::export_meta_graph)
+/// passes its saver's), and `meta_info_def` whose
 /// `stripped_op_list` holds the full `OpDef` (descriptions stripped: inputs, outputs, attrs
 /// with defaults and allowed values) of each op type used, sorted by name, as TensorFlow's
 /// `stripped_op_list_for_graph` writes it (see [`crate::ops::schema::stripped_op_list`]).

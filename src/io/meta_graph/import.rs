@@ -111,7 +111,8 @@ impl Graph {
         } else {
             Some(match &meta.saver_def {
                 Some(def) => match saver_vars(self, scope, def, &globals)? {
-                    Some(map) => Saver::with_name_map(map),
+                    // the saver reuses the imported save ops (`tf.train.Saver(saver_def=...)`)
+                    Some(map) => Saver::with_name_map(map).with_saver_def(scoped_saver_def(def, scope)),
                     None => Saver::with_var_list(&globals)?,
                 },
                 None => Saver::with_var_list(&globals)?,
@@ -131,6 +132,17 @@ impl Graph {
             self.register_variable(v, origin);
         }
         Ok(saver)
+    }
+}
+
+/// `def` with its op and tensor names under the import scope `scope` (`""`: unchanged).
+fn scoped_saver_def(def: &SaverDef, scope: &str) -> SaverDef {
+    let name = |n: &str| if scope.is_empty() { n.to_string() } else { format!("{scope}/{n}") };
+    SaverDef {
+        filename_tensor_name: name(&def.filename_tensor_name),
+        save_tensor_name: name(&def.save_tensor_name),
+        restore_op_name: name(&def.restore_op_name),
+        ..def.clone()
     }
 }
 

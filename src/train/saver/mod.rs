@@ -3,20 +3,30 @@
 //! explaining every mismatch at once; keeps the newest `max_to_keep` checkpoints plus one every
 //! `keep_checkpoint_every_n_hours`; and [`init_from_checkpoint()`]
 //! (`tf.compat.v1.train.init_from_checkpoint`) makes variable initializers load checkpoint values.
+//!
+//! `Saver::save` and `Saver::save_with_step`, which also write the `.meta` meta graph, are
+//! defined in `io::meta_graph` (the meta graph export lives in the io layer, above this one);
+//! this module writes the checkpoint files and the state file they call.
 
 mod init_from_checkpoint;
+mod restore_error;
 mod retention;
+mod saver_ops;
 
 pub use init_from_checkpoint::init_from_checkpoint;
+pub use restore_error::RestoreHints;
+pub use saver_ops::add_saver_ops;
 
 use crate::error::{Code, Error, Result};
 use crate::format::checkpoint::{
     index_path, read_checkpoint_state, read_tensors, write_checkpoint_state, CheckpointReader, CheckpointState,
     CheckpointWriter, MAX_SHARDS,
 };
+use crate::format::proto::SaverDef;
 use crate::graph::{Graph, Variable};
 use crate::session::Session;
 use crate::tensor::{fmt_dims, Tensor};
+use restore_error::{missing_checkpoint_error, restore_error};
 use retention::{delete_checkpoint_files, now, History};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,12 +49,20 @@ pub const DEFAULT_KEEP_CHECKPOINT_EVERY_N_HOURS: f64 = 10000.0;
 /// Options mirror the constructor arguments of TensorFlow's `Saver`:
 /// [`Saver::max_to_keep`] (default 5), [`Saver::keep_checkpoint_every_n_hours`] (default
 /// 10000), [`Saver::sharded`] (default false), plus [`Saver::num_shards`] (data files per
-/// sharded save) and [`Saver::sync`].
+/// sharded save), [`Saver::sync`], [`Saver::write_meta_graph`] (`Saver.save`'s
+/// `write_meta_graph`, default true) and [`Saver::restore_hints`].
+///
+/// [`Saver::save`] writes `prefix.index`, the data files, `prefix.meta` (the graph with this
+/// saver's `save/` ops and its `SaverDef`, as TensorFlow's `Saver.save` writes it, unless
+/// [`Saver::write_meta_graph`] turns it off) and the `checkpoint` state file. As TensorFlow's
+/// `Saver()` constructor, the saver adds its `save/` ops to the graph, here the first time they
+/// are needed ([`Saver::as_saver_def`]); a saver returned by
+/// [`Graph::import_meta_graph`](crate::Graph::import_meta_graph) reuses the imported ones.
 ///
 /// Every save is atomic: each file is written under a temporary name and renamed into place,
-/// the data files first, then the index, then the `checkpoint` state file; only then are the
-/// checkpoints beyond `max_to_keep` deleted. A process killed at any moment leaves the state
-/// file naming a complete checkpoint (the previous one or the new one).
+/// the data files first, then the index, then the `.meta`, then the `checkpoint` state file;
+/// only then are the checkpoints beyond `max_to_keep` deleted. A process killed at any moment
+/// leaves the state file naming a complete checkpoint (the previous one or the new one).
 ///
 /// Like TensorFlow's, a saver remembers the checkpoints *it* saved (oldest first) and applies
 /// `max_to_keep` to those; a new saver starts with none. To continue managing the checkpoints
@@ -57,6 +75,10 @@ pub struct Saver {
     keep_every_n_hours: Option<f64>,
     num_shards: Option<usize>,
     sync: bool,
+    write_meta: bool,
+    hints: RestoreHints,
+    /// The `SaverDef` of this saver's `save/` ops, once added (or imported).
+    saver_def: Mutex<Option<SaverDef>>,
     history: Mutex<History>,
 }
 
@@ -67,6 +89,7 @@ impl std::fmt::Debug for Saver {
             .field("max_to_keep", &self.max_to_keep)
             .field("keep_checkpoint_every_n_hours", &self.keep_every_n_hours)
             .field("num_shards", &self.num_shards)
+            .field("write_meta_graph", &self.write_meta)
             .finish()
     }
 }
@@ -106,8 +129,24 @@ impl Saver {
             keep_every_n_hours: None,
             num_shards: None,
             sync: true,
+            write_meta: true,
+            hints: RestoreHints::rust(),
+            saver_def: Mutex::new(None),
             history: Mutex::new(History::new(now())),
         }
+    }
+
+    /// Takes `def` as the `SaverDef` of this saver's `save/` ops, already in the graph (a meta
+    /// graph's, on import), with its `max_to_keep` and `keep_checkpoint_every_n_hours`, as
+    /// `tf.train.Saver(saver_def=...)`.
+    pub(crate) fn with_saver_def(self, def: SaverDef) -> Saver {
+        let mut saver = self.max_to_keep(def.max_to_keep.max(0) as usize);
+        // TensorFlow's default (10000 hours) keeps the option off, as in `Saver::new`
+        if def.keep_checkpoint_every_n_hours != DEFAULT_KEEP_CHECKPOINT_EVERY_N_HOURS as f32 {
+            saver = saver.keep_checkpoint_every_n_hours(def.keep_checkpoint_every_n_hours as f64);
+        }
+        *saver.saver_def.lock().unwrap_or_else(|e| e.into_inner()) = Some(def);
+        saver
     }
 
     /// Keeps at most `n` checkpoints (`max_to_keep`, default 5): after each save the oldest
@@ -152,12 +191,72 @@ impl Saver {
         self
     }
 
-    /// Whether a save flushes its data files to disk (`fsync`) before renaming them into place
-    /// (default true). Saves are atomic either way for other processes and for a killed saver;
-    /// with `sync` a saved checkpoint also survives a power loss. TensorFlow does not sync.
+    /// Whether a save flushes its data files and `.meta` to disk (`fsync`) before renaming
+    /// them into place (default true; the index and the state file are always synced). Saves
+    /// are atomic either way for other processes and for a killed saver; with `sync` a saved
+    /// checkpoint also survives a power loss. TensorFlow does not sync.
     pub fn sync(mut self, sync: bool) -> Saver {
         self.sync = sync;
         self
+    }
+
+    /// Whether [`Saver::save`] also writes the meta graph `prefix.meta` (default true, as the
+    /// `write_meta_graph` argument of TensorFlow's `Saver.save`). `false` writes only the
+    /// checkpoint and the state file, and adds no `save/` ops to the graph.
+    pub fn write_meta_graph(mut self, write: bool) -> Saver {
+        self.write_meta = write;
+        self
+    }
+
+    /// The advice a failed [`Saver::restore`] gives (default [`RestoreHints::rust`]: Rust
+    /// calls), for a front end that offers its own means, such as command-line flags.
+    pub fn restore_hints(mut self, hints: RestoreHints) -> Saver {
+        self.hints = hints;
+        self
+    }
+
+    /// Whether a save syncs its data files and `.meta` to disk ([`Saver::sync`]).
+    pub(crate) fn syncs(&self) -> bool {
+        self.sync
+    }
+
+    /// Whether [`Saver::save`] writes the `.meta` ([`Saver::write_meta_graph`]).
+    pub fn writes_meta_graph(&self) -> bool {
+        self.write_meta
+    }
+
+    /// The graph of this saver's variables (`None` for a saver without variables).
+    pub fn graph(&self) -> Option<&Graph> {
+        self.vars.values().next().map(|v| v.op().graph())
+    }
+
+    /// This saver's `SaverDef` (`Saver.as_saver_def()`): the names of its `save/` ops in the
+    /// graph (`save/Const:0` fed with the prefix, `save/control_dependency:0`,
+    /// `save/restore_all`), with its `max_to_keep`, `keep_checkpoint_every_n_hours` and V2
+    /// format. The first call adds the ops ([`add_saver_ops`]: under `save`, or `save_1` when
+    /// taken) unless the saver came with them (an imported meta graph's); later calls return
+    /// the same ops.
+    ///
+    /// Errors: `InvalidArgument` for a saver without variables (there is no graph to add the
+    /// ops to); as [`add_saver_ops`].
+    pub fn as_saver_def(&self) -> Result<SaverDef> {
+        let mut slot = self.saver_def.lock().unwrap_or_else(|e| e.into_inner());
+        let mut def = match &*slot {
+            Some(def) => def.clone(),
+            None => {
+                let graph = self.graph().ok_or_else(|| {
+                    Error::invalid_argument("The saver has no variables, so it has no graph to add save ops to")
+                })?;
+                let vars: Vec<(String, Variable)> = self.vars.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                let def = add_saver_ops(graph, &vars)?;
+                *slot = Some(def.clone());
+                def
+            }
+        };
+        def.max_to_keep = i32::try_from(self.max_to_keep).unwrap_or(i32::MAX);
+        def.keep_checkpoint_every_n_hours =
+            self.keep_every_n_hours.unwrap_or(DEFAULT_KEEP_CHECKPOINT_EVERY_N_HOURS) as f32;
+        Ok(def)
     }
 
     /// Checkpoint names and variables, sorted by name.
@@ -220,19 +319,13 @@ impl Saver {
         Ok(true)
     }
 
-    /// Writes every variable's value to checkpoint `prefix` (`prefix.index` and
-    /// `prefix.data-00000-of-00001`, or `n` data files for a sharded save), then updates the
-    /// `checkpoint` state file beside it (paths relative to its directory when inside it,
-    /// newest last) and then deletes the checkpoints beyond `max_to_keep`
-    /// (`Saver.save(sess, save_path)`). Every file is written under a temporary name and
-    /// renamed into place; the state file is replaced last. Returns the prefix.
+    /// The first half of [`Saver::save`]: writes every variable's value to checkpoint `prefix`
+    /// (`prefix.index` and `prefix.data-00000-of-00001`, or `n` data files for a sharded save),
+    /// each file under a temporary name renamed into place, the index last.
     ///
     /// Errors: `FailedPrecondition` naming an uninitialized variable; `NotFound` when the
-    /// directory does not exist; I/O errors naming the file. On error no file of the new
-    /// checkpoint is left under its final name unless its data files were already renamed
-    /// (then the state file still names the previous checkpoint).
-    pub fn save(&self, session: &Session, prefix: impl AsRef<Path>) -> Result<PathBuf> {
-        let prefix = prefix.as_ref().to_path_buf();
+    /// directory does not exist; I/O errors naming the file.
+    pub(crate) fn write_checkpoint(&self, session: &Session, prefix: &Path) -> Result<()> {
         let dir = prefix.parent().map(Path::to_path_buf).unwrap_or_default();
         if !dir.as_os_str().is_empty() && !dir.is_dir() {
             return Err(Error::not_found(format!(
@@ -245,25 +338,18 @@ impl Saver {
             let value = session.variable_value(v.op()).ok_or_else(|| crate::ops::uninitialized(&v.name()))?;
             tensors.push((name.clone(), value));
         }
-        let mut writer = CheckpointWriter::with_num_shards(&prefix, self.num_shards.unwrap_or(1))?.sync(self.sync);
+        let mut writer = CheckpointWriter::with_num_shards(prefix, self.num_shards.unwrap_or(1))?.sync(self.sync);
         writer.add_all(&tensors)?;
         drop(tensors);
-        writer.finish()?;
-        self.update_state(&dir, &prefix)?;
-        Ok(prefix)
+        writer.finish()
     }
 
-    /// As [`Saver::save`] with the step appended: `prefix-<global_step>` (`model.ckpt-1000`).
-    pub fn save_with_step(&self, session: &Session, prefix: impl AsRef<Path>, global_step: u64) -> Result<PathBuf> {
-        let mut p = prefix.as_ref().as_os_str().to_os_string();
-        p.push(format!("-{global_step}"));
-        self.save(session, PathBuf::from(p))
-    }
-
-    /// Records the new checkpoint, writes the state file, then deletes what `max_to_keep`
-    /// lets go (TensorFlow's order: `_RecordLastCheckpoint`, `update_checkpoint_state`,
-    /// `_MaybeDeleteOldCheckpoints`).
-    fn update_state(&self, dir: &Path, prefix: &Path) -> Result<()> {
+    /// The last half of [`Saver::save`], once checkpoint `prefix` is complete: records it,
+    /// writes the `checkpoint` state file beside it (paths relative to its directory when
+    /// inside it, newest last), then deletes what `max_to_keep` lets go (TensorFlow's order:
+    /// `_RecordLastCheckpoint`, `update_checkpoint_state`, `_MaybeDeleteOldCheckpoints`).
+    pub(crate) fn record_checkpoint(&self, prefix: &Path) -> Result<()> {
+        let dir = prefix.parent().unwrap_or(Path::new(""));
         let state_dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
         let this = resolve_in(state_dir, &prefix.to_string_lossy());
         let mut hist = self.history.lock().unwrap_or_else(|e| e.into_inner());
@@ -297,17 +383,13 @@ impl Saver {
     /// variable missing from the checkpoint, every dtype or shape mismatch, and the names
     /// the checkpoint has that this saver does not; when the missing names are optimizer
     /// slots (`/Adam`, `/Adam_1`, `/Momentum`, `beta1_power`, ...) the message says so and
-    /// how to restore only the model variables. `DataLoss`/`NotFound` for damaged or
-    /// absent files.
+    /// how to restore only the model variables, and when names differ how to map them (worded
+    /// by [`Saver::restore_hints`]). `DataLoss`/`NotFound` for damaged or absent files.
     pub fn restore(&self, session: &Session, prefix: impl AsRef<Path>) -> Result<()> {
         let prefix = prefix.as_ref();
         let reader = CheckpointReader::open(prefix).map_err(|e| {
             if e.code == Code::NotFound {
-                Error::not_found(format!(
-                    "Failed to find any matching files for {}: no {} (a checkpoint prefix is the path without .index; for a directory, `tensorgraph inspect DIR` names its latest checkpoint and latest_checkpoint(dir) finds it)",
-                    prefix.display(),
-                    index_path(prefix).display()
-                ))
+                missing_checkpoint_error(prefix, &index_path(prefix), &self.hints)
             } else {
                 e
             }
@@ -333,7 +415,7 @@ impl Saver {
         }
         if !missing.is_empty() || !mismatched.is_empty() {
             let unexpected: Vec<&String> = listed.keys().filter(|k| !self.vars.contains_key(*k)).collect();
-            return Err(restore_error(prefix, &missing, &mismatched, &unexpected));
+            return Err(restore_error(prefix, &missing, &mismatched, &unexpected, &self.hints));
         }
         let names: Vec<&str> = self.vars.keys().map(String::as_str).collect();
         let values: Vec<Tensor> = read_tensors(&reader, &names)?;
@@ -342,32 +424,6 @@ impl Saver {
         }
         Ok(())
     }
-}
-
-fn restore_error(prefix: &Path, missing: &[String], mismatched: &[String], unexpected: &[&String]) -> Error {
-    let mut msg = format!("Restoring from checkpoint {} failed.", prefix.display());
-    if !missing.is_empty() {
-        msg.push_str(&format!("\n{} variable(s) not found in checkpoint: {}", missing.len(), missing.join(", ")));
-    }
-    if !mismatched.is_empty() {
-        msg.push_str(&format!("\n{} dtype/shape mismatch(es):\n  {}", mismatched.len(), mismatched.join("\n  ")));
-    }
-    if !unexpected.is_empty() {
-        let names: Vec<&str> = unexpected.iter().map(|s| s.as_str()).collect();
-        msg.push_str(&format!("\nThe checkpoint has {} name(s) the graph does not: {}", names.len(), names.join(", ")));
-    }
-    let slots = missing.iter().filter(|n| is_optimizer_variable(n)).count();
-    let model_missing = missing.len() - slots;
-    if slots > 0 && model_missing == 0 && mismatched.is_empty() {
-        msg.push_str(&format!(
-            "\nAll {slots} missing names are optimizer state (slots such as /Adam, /Adam_1, /Momentum, beta1_power, beta2_power): the checkpoint was saved without the optimizer, or the graph adds an optimizer the saved model did not have. To restore only the model variables, build the saver from them: Saver::with_var_list(&graph.trainable_variables()), then initialize the optimizer's variables with their initializers."
-        ));
-    } else if model_missing > 0 && !unexpected.is_empty() {
-        msg.push_str(
-            "\nThe graph's variable names differ from the checkpoint's: build the same model (same scopes and names) as the one saved, or map checkpoint names to variables with Saver::with_name_map. `tensorgraph inspect CKPT` lists the checkpoint's names; `tensorgraph diff A B` compares two checkpoints.",
-        );
-    }
-    Error::not_found(msg)
 }
 
 /// `p` joined onto `dir` when relative and not already under it.

@@ -1,7 +1,7 @@
 //! Which checkpoints a [`super::Saver`] keeps: `max_to_keep`, `keep_checkpoint_every_n_hours`
 //! and the deletion of the files of the checkpoints it lets go.
 
-use crate::format::checkpoint::index_path;
+use crate::format::checkpoint::{index_path, meta_graph_path};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -83,9 +83,7 @@ pub(super) fn delete_checkpoint_files(prefix: &Path) {
             }
         }
     }
-    let mut meta = prefix.as_os_str().to_os_string();
-    meta.push(".meta");
-    let _ = std::fs::remove_file(PathBuf::from(meta));
+    let _ = std::fs::remove_file(meta_graph_path(prefix));
 }
 
 #[cfg(test)]

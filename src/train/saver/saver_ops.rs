@@ -1,5 +1,6 @@
 //! The `save/` subgraph that `tf.train.Saver()` adds to a graph (formats.md §5.3), so an
-//! exported meta graph carries a working `SaverDef`.
+//! exported meta graph carries a working `SaverDef`. [`super::Saver::as_saver_def`] adds it
+//! the first time a saver needs it (for a `.meta`).
 
 use crate::error::Result;
 use crate::format::proto::SaverDef;
@@ -13,7 +14,12 @@ use crate::tensor::{DType, Shape, Tensor};
 /// `save/control_dependency`, `save/RestoreV2`, one `save/Assign*` per variable and
 /// `save/restore_all`. As TensorFlow, a resource variable is saved from its snapshot
 /// (`v/Read/ReadVariableOp`) and restored by `save/Identity[_k]` and
-/// `save/AssignVariableOp[_k]` instead of `save/Assign[_k]`. Errors: as the ops added.
+/// `save/AssignVariableOp[_k]` instead of `save/Assign[_k]`. The `SaverDef` has TensorFlow's
+/// defaults (`max_to_keep` 5, `keep_checkpoint_every_n_hours` 10000, not sharded, V2).
+///
+/// A [`Saver`](super::Saver) calls this itself ([`Saver::as_saver_def`](super::Saver::as_saver_def),
+/// and [`Saver::save`](super::Saver::save) for the `.meta`); call it directly only to build a meta
+/// graph by hand. Errors: as the ops added.
 pub fn add_saver_ops(graph: &Graph, vars: &[(String, Variable)]) -> Result<SaverDef> {
     let s = graph.scope().name_scope("save");
     // helper ops go in their op's name scope (`save/filename/input`, then `save/filename`)

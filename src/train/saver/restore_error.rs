@@ -1,0 +1,86 @@
+//! The message of a failed [`super::Saver::restore`]: every missing name, every dtype or shape
+//! mismatch and every name the checkpoint has that the saver does not, with advice worded
+//! for where it is shown ([`RestoreHints`]: Rust calls by default, the CLI's flags there).
+
+use super::is_optimizer_variable;
+use crate::error::Error;
+use std::path::Path;
+
+/// The advice a failed [`Saver::restore`](super::Saver::restore) gives, worded for where the
+/// message is shown. The default names Rust calls ([`RestoreHints::rust`]); a front end that
+/// offers other means (the `tensorgraph` command's `--trainable-only` and `--map`) sets its
+/// own with [`Saver::restore_hints`](super::Saver::restore_hints).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestoreHints {
+    /// Said when the only missing names are optimizer state (slots such as `/Adam`): how to
+    /// restore only the model variables.
+    pub model_variables_only: String,
+    /// Said when the graph's names differ from the checkpoint's: how to map names, and how to
+    /// list the checkpoint's names.
+    pub map_names: String,
+    /// Said when the checkpoint's `.index` file does not exist: what a checkpoint prefix is
+    /// and how to find one in a directory.
+    pub missing_checkpoint: String,
+}
+
+impl RestoreHints {
+    /// The advice in Rust calls: [`Saver::with_var_list`](super::Saver::with_var_list) with the
+    /// trainable variables, [`Saver::with_name_map`](super::Saver::with_name_map),
+    /// [`CheckpointReader::list`](crate::format::checkpoint::CheckpointReader::list) and
+    /// [`latest_checkpoint`](crate::format::checkpoint::latest_checkpoint).
+    pub fn rust() -> RestoreHints {
+        RestoreHints {
+            model_variables_only: "To restore only the model variables, build the saver from them: Saver::with_var_list(&graph.trainable_variables()), then initialize the optimizer's variables with their initializers.".into(),
+            map_names: "Build the same model (same scopes and names) as the one saved, or map checkpoint names to variables with Saver::with_name_map; CheckpointReader::open(prefix)?.list() lists the checkpoint's names.".into(),
+            missing_checkpoint: "a checkpoint prefix is the path without .index; latest_checkpoint(dir) finds the latest checkpoint of a directory".into(),
+        }
+    }
+}
+
+impl Default for RestoreHints {
+    fn default() -> RestoreHints {
+        RestoreHints::rust()
+    }
+}
+
+/// `NotFound` for a checkpoint `prefix` without an index file.
+pub(super) fn missing_checkpoint_error(prefix: &Path, index: &Path, hints: &RestoreHints) -> Error {
+    Error::not_found(format!(
+        "Failed to find any matching files for {}: no {} ({})",
+        prefix.display(),
+        index.display(),
+        hints.missing_checkpoint
+    ))
+}
+
+/// `NotFound` listing everything that keeps the checkpoint `prefix` from being restored.
+pub(super) fn restore_error(
+    prefix: &Path,
+    missing: &[String],
+    mismatched: &[String],
+    unexpected: &[&String],
+    hints: &RestoreHints,
+) -> Error {
+    let mut msg = format!("Restoring from checkpoint {} failed.", prefix.display());
+    if !missing.is_empty() {
+        msg.push_str(&format!("\n{} variable(s) not found in checkpoint: {}", missing.len(), missing.join(", ")));
+    }
+    if !mismatched.is_empty() {
+        msg.push_str(&format!("\n{} dtype/shape mismatch(es):\n  {}", mismatched.len(), mismatched.join("\n  ")));
+    }
+    if !unexpected.is_empty() {
+        let names: Vec<&str> = unexpected.iter().map(|s| s.as_str()).collect();
+        msg.push_str(&format!("\nThe checkpoint has {} name(s) the graph does not: {}", names.len(), names.join(", ")));
+    }
+    let slots = missing.iter().filter(|n| is_optimizer_variable(n)).count();
+    let model_missing = missing.len() - slots;
+    if slots > 0 && model_missing == 0 && mismatched.is_empty() {
+        msg.push_str(&format!(
+            "\nAll {slots} missing names are optimizer state (slots such as /Adam, /Adam_1, /Momentum, beta1_power, beta2_power): the checkpoint was saved without the optimizer, or the graph adds an optimizer the saved model did not have. {}",
+            hints.model_variables_only
+        ));
+    } else if model_missing > 0 && !unexpected.is_empty() {
+        msg.push_str(&format!("\nThe graph's variable names differ from the checkpoint's. {}", hints.map_names));
+    }
+    Error::not_found(msg)
+}
