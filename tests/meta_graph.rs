@@ -73,10 +73,8 @@ fn tensorflow_train_op_keeps_training_after_import() {
     assert_eq!(saver.variables().len(), 8);
     let sess = Session::new(&g).unwrap();
     saver.restore(&sess, fixtures().join("weight_def_adam/full.ckpt")).unwrap();
-    let train = match g.collection("train_op").first() {
-        Some(tensorgraph::graph::CollectionItem::Op(id)) => g.operations()[*id].clone(),
-        other => panic!("train_op collection: {other:?}"),
-    };
+    // tf.get_collection('train_op')[0]
+    let train = g.get_collection("train_op")[0].as_operation().cloned().expect("train_op holds an operation");
     assert_eq!(train.name(), "train");
     let x = g.tensor_by_name("x:0").unwrap();
     let y = g.tensor_by_name("y:0").unwrap();
@@ -160,7 +158,7 @@ fn exported_meta_graph_imports_back_with_saver_and_train_op() {
     let (x2, y2) = (g2.tensor_by_name("x:0").unwrap(), g2.tensor_by_name("y:0").unwrap());
     assert_eq!(sess2.fetch(&[(&x2, xs.clone())], &y2).unwrap(), want);
     let train = g2.operation_by_name("train").unwrap();
-    assert!(matches!(g2.collection("train_op")[0], tensorgraph::graph::CollectionItem::Op(id) if id == train.id()));
+    assert_eq!(g2.operations_in("train_op"), vec![train.clone()]);
     sess2.run(&[(&x2, xs.clone())], &[], &[&train]).unwrap();
     sess.run(&[(&x, xs.clone())], &[], &[&g.operation_by_name("train").unwrap()]).unwrap();
     assert_eq!(sess2.fetch(&[(&x2, xs.clone())], &y2).unwrap(), sess.fetch(&[(&x, xs)], &y).unwrap());

@@ -10,7 +10,7 @@ use crate::tensor::DType;
 /// The ids that make up a variable, as kept in collections and the variable store
 /// (TensorFlow's `VariableDef`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct VariableRecord {
+pub(crate) struct VariableRecord {
     /// The `VariableV2` op (reference variable) or `VarHandleOp` op (resource variable).
     pub var_op: usize,
     /// The `v/read` (resource: `v/Read/ReadVariableOp`) snapshot (op id, output index).
@@ -76,7 +76,7 @@ impl Variable {
         }
     }
     /// The record stored in collections.
-    pub fn record(&self) -> VariableRecord {
+    pub(crate) fn record(&self) -> VariableRecord {
         VariableRecord {
             var_op: self.var_op.id,
             snapshot: self.value.key(),
@@ -144,7 +144,7 @@ impl Variable {
 impl Graph {
     /// Registers an existing variable in the variable store under its name, so that
     /// `get_variable` finds it (used for variables that arrive with an imported meta graph).
-    pub fn register_variable(&self, v: &Variable, origin: &str) {
+    pub(crate) fn register_variable(&self, v: &Variable, origin: &str) {
         let name = v.op_name(); // takes the graph's read lock: not while holding the write lock
         self.write().var_store.insert(name, StoredVariable { record: v.record(), created_at: origin.to_string() });
     }

@@ -152,6 +152,6 @@ pub(crate) fn apply_with(
             }
         }
     };
-    g.add_to_collection(TRAIN_OP, CollectionItem::Op(train.id()));
+    g.add_collection_item(TRAIN_OP, CollectionItem::Op(train.id()));
     Ok(train)
 }
