@@ -1,5 +1,5 @@
 //! tensorgraph: TensorFlow 1.x graph mode in pure Rust. Layers, bottom up: [`tensor`] and
-//! [`error`], [`format`] (bytes only), [`graph`], [`ops`] (the op registry), [`session`],
+//! [`error`], [`format`](mod@format) (bytes only), [`graph`], [`ops`] (the op registry), [`session`],
 //! [`train`], [`io`]. See README.md and ARCHITECTURE.md.
 #![warn(missing_docs)]
 
@@ -13,6 +13,12 @@ pub mod ops;
 pub mod session;
 pub mod tensor;
 pub mod train;
+
+// The kernels' dtype-dispatch and element-function macros, by path (`crate::dispatch_numeric!`)
+// and for the crate only.
+pub(crate) use ops::kernels::{dispatch_float, dispatch_numeric};
+pub(crate) use ops::math::binary::{__map2, binary_fns};
+pub(crate) use ops::math::unary::{__map1, unary_fns};
 
 pub use error::{Code, Error, Result};
 pub use graph::{Graph, Operation, Output, Reuse, Scope, Variable};

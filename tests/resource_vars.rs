@@ -193,7 +193,7 @@ fn built_subgraph_has_tensorflows_names_ops_and_attrs() {
     let meta = export_meta_graph(&g, Some(saver_def)).unwrap();
     let defs = &m["meta_graph"]["variable_defs"];
     let ours: Vec<tensorgraph::format::proto::VariableDef> = match &meta.collection_def["variables"].kind {
-        Some(tensorgraph::format::proto::meta_graph::Kind::BytesList(l)) => {
+        Some(tensorgraph::format::proto::CollectionKind::BytesList(l)) => {
             l.value.iter().map(|b| prost::Message::decode(b.as_slice()).unwrap()).collect()
         }
         k => panic!("variables collection is {k:?}"),

@@ -20,7 +20,6 @@ pub(crate) use graph::CollectionItem;
 pub use graph::Graph;
 pub(crate) use graph::GraphData;
 pub(crate) use import_log::ImportLog;
-pub use naming::NameTable;
 pub use node::{Node, Operation, Output};
 pub(crate) use scope::{check_op_name, is_valid_op_name};
 pub use scope::{OpBuilder, Reuse, Scope, VarScope};
