@@ -346,7 +346,7 @@ fn run(out: &Path) -> Res<()> {
             set_step_values(&sess, &vars, step)?;
             let prefix = saver.save_with_step(&sess, dir.join("model.ckpt"), step).map_err(err)?;
             let values: Vec<(String, Tensor)> =
-                vars.iter().map(|v| (v.name(), sess.variable_value(v.op()).expect("initialized"))).collect();
+                vars.iter().map(|v| (v.op_name(), sess.variable_value(v.op()).expect("initialized"))).collect();
             saved.push((prefix, values));
         }
         for (prefix, values) in saved.iter().skip(saved.len().saturating_sub(keep)) {

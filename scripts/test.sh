@@ -6,4 +6,6 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo test --release --workspace --all-targets
+# --all-targets leaves out doctests: the README (the crate's front page) and the docs' examples
+cargo test --release --doc -p tensorgraph
 bash interop/run.sh

@@ -50,8 +50,8 @@ fn mlp_meta_graph_trains_like_tensorflow() {
     close("losses", &got, &want, 1e-3, 1e-5);
     let reader = CheckpointReader::open(fixtures().join("mlp/model.ckpt")).unwrap();
     for v in g.trainable_variables() {
-        let tf = reader.read(&v.name()).unwrap().to_f64_vec().unwrap();
-        close(&v.name(), &sess.fetch(&[], &v).unwrap().to_f64_vec().unwrap(), &tf, 1e-3, 1e-4);
+        let tf = reader.read(&v.op_name()).unwrap().to_f64_vec().unwrap();
+        close(&v.op_name(), &sess.fetch(&[], &v).unwrap().to_f64_vec().unwrap(), &tf, 1e-3, 1e-4);
     }
     let m = manifest("mlp");
     let acc = sess.fetch(&[(&x, xs), (&y, ys)], &g.tensor_by_name("accuracy:0").unwrap()).unwrap();
@@ -67,7 +67,7 @@ fn dtypes_meta_graph_restores_every_dtype() {
     saver.restore(&sess, &prefix).unwrap();
     let reader = CheckpointReader::open(&prefix).unwrap();
     let vars = g.global_variables();
-    let names: Vec<String> = vars.iter().map(|v| v.name()).collect();
+    let names: Vec<String> = vars.iter().map(|v| v.op_name()).collect();
     let want: Vec<String> = manifest("dtypes")["variables"]
         .as_array()
         .unwrap()
@@ -76,7 +76,7 @@ fn dtypes_meta_graph_restores_every_dtype() {
         .collect();
     assert_eq!(names, want);
     for v in vars {
-        assert_eq!(sess.variable_value(v.op()).unwrap(), reader.read(&v.name()).unwrap(), "{}", v.name());
+        assert_eq!(sess.variable_value(v.op()).unwrap(), reader.read(&v.op_name()).unwrap(), "{}", v.op_name());
     }
 }
 

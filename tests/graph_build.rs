@@ -1,6 +1,6 @@
 //! Build-time checks, control dependencies, pruning and collections.
 
-use tensorgraph::graph::CollectionItem;
+use tensorgraph::graph::collections::{CollectionValue, TRAIN_OP};
 use tensorgraph::{ops, Code, DType, Graph, Session, Tensor};
 
 #[test]
@@ -81,10 +81,12 @@ fn collections_hold_what_was_added() {
     let g = Graph::new();
     let s = g.scope();
     let c = ops::constant(&s, Tensor::scalar(1f32)).unwrap();
-    g.add_to_collection("losses", CollectionItem::Tensor(c.op().id(), 0));
-    g.add_to_collection("losses", CollectionItem::Float(0.5));
-    assert_eq!(g.collection("losses"), vec![CollectionItem::Tensor(c.op().id(), 0), CollectionItem::Float(0.5)]);
-    assert!(g.collection("nothing").is_empty());
+    g.add_to_collection("losses", &c).unwrap();
+    g.add_to_collection("losses", 0.5f32).unwrap();
+    assert_eq!(g.get_collection("losses"), vec![CollectionValue::Tensor(c.clone()), CollectionValue::Float(0.5)]);
+    assert_eq!(g.tensors_in("losses"), vec![c.clone()]);
+    assert!(g.operations_in("losses").is_empty());
+    assert!(g.get_collection("nothing").is_empty());
     let t = s.variable_with("nt", tensorgraph::VariableOptions { trainable: false, ..Default::default() }, |vs| {
         ops::constant(&vs.named("initial_value"), Tensor::scalar(0f32))
     });
@@ -92,6 +94,55 @@ fn collections_hold_what_was_added() {
     assert_eq!(g.global_variables(), vec![t.clone()]);
     assert!(g.trainable_variables().is_empty());
     assert_eq!(g.collection_names(), ["losses", "variables"]);
+    assert_eq!(g.get_collection("variables"), vec![CollectionValue::Variable(t.clone())]);
+    assert_eq!(g.get_collection("variables")[0].as_variable().map(|v| v.name()), Some("nt:0".to_string()));
+}
+
+/// `tf.get_collection` gives handles: an operation added to a collection comes back as
+/// one that a session runs, a variable as the variable.
+#[test]
+fn collections_give_back_runnable_operations_and_tensors() {
+    let g = Graph::new();
+    let s = g.scope();
+    let v = s.variable_from_value("counter", Tensor::scalar(1f32)).unwrap();
+    let one = ops::constant(&s, Tensor::scalar(1f32)).unwrap();
+    let bump = ops::assign_add(&s, &v.reference(), &one).unwrap();
+    g.add_to_collection(TRAIN_OP, bump.op()).unwrap();
+    g.add_to_collection("step_value", &v).unwrap();
+    g.add_to_collection("sizes", 3i64).unwrap();
+    g.add_to_collection("sizes", 4i64).unwrap();
+    g.add_to_collection("blob", b"\x08\x01".to_vec()).unwrap();
+
+    let train = g.get_collection(TRAIN_OP)[0].as_operation().cloned().unwrap();
+    assert_eq!(train.name(), "AssignAdd");
+    assert_eq!(g.operations_in(TRAIN_OP), vec![train.clone()]);
+    assert_eq!(g.get_collection("step_value")[0].as_variable(), Some(&v));
+    assert_eq!(g.variables_in("step_value"), vec![v.clone()]);
+    assert_eq!(g.get_collection("sizes"), vec![CollectionValue::Int(3), CollectionValue::Int(4)]);
+    assert_eq!(g.get_collection("blob"), vec![CollectionValue::Bytes(vec![8, 1])]);
+    assert_eq!(g.get_collection("sizes")[0].as_operation(), None);
+
+    let sess = Session::new(&g).unwrap();
+    sess.run_targets(&[v.initializer()]).unwrap();
+    sess.run_targets(&[&train]).unwrap();
+    sess.run_targets(&[&train]).unwrap();
+    assert_eq!(sess.fetch(&[], &v).unwrap().to_vec::<f32>().unwrap(), vec![3.0]);
+}
+
+#[test]
+fn a_collection_refuses_another_graphs_ops() {
+    let g = Graph::new();
+    let other = Graph::new();
+    let c = ops::constant(&other.scope().named("c"), Tensor::scalar(1f32)).unwrap();
+    let err = g.add_to_collection("losses", &c).unwrap_err();
+    assert_eq!(err.code, Code::InvalidArgument);
+    assert_eq!(
+        err.message,
+        "cannot add tensor 'c:0' to collection 'losses': it belongs to another graph; add it to its own graph's collection"
+    );
+    let err = g.add_to_collection(TRAIN_OP, c.op()).unwrap_err();
+    assert!(err.message.starts_with("cannot add operation 'c' to collection 'train_op'"), "{err}");
+    assert!(g.collection_names().is_empty());
 }
 
 #[test]

@@ -15,7 +15,7 @@ fn fetch(sess: &Session, g: &Graph, name: &str) -> Vec<f64> {
 fn seed004_meta_imports_restores_and_keeps_get_variable_honest() {
     let g = Graph::new();
     let saver = g.import_meta_graph(fixtures().join("seed004/model.ckpt.meta"), &Default::default()).unwrap().unwrap();
-    let names: Vec<String> = g.global_variables().iter().map(|v| v.name()).collect();
+    let names: Vec<String> = g.global_variables().iter().map(|v| v.op_name()).collect();
     assert_eq!(names, ["v1", "v2", "v3"]);
     assert_eq!(g.trainable_variables().len(), 3);
     let sess = Session::new(&g).unwrap();
@@ -26,7 +26,7 @@ fn seed004_meta_imports_restores_and_keeps_get_variable_honest() {
     // the fix: get_variable finds the imported v1 instead of silently making v1_1
     let root = g.scope();
     let v1 = root.variable_scope("", Reuse::Yes, |s| s.get_variable("v1", [1], DType::Float, None)).unwrap();
-    assert_eq!(v1.name(), "v1");
+    assert_eq!(v1.name(), "v1:0");
     assert_eq!(sess.fetch(&[], &v1).unwrap().to_vec::<f32>().unwrap(), vec![1.0]);
     let auto = root.variable_scope("", Reuse::Auto, |s| s.get_variable("v1", [1], DType::Float, None)).unwrap();
     assert_eq!(auto, v1);
@@ -38,7 +38,7 @@ fn seed004_meta_imports_restores_and_keeps_get_variable_honest() {
     assert!(e.message.contains("Trying to share variable v1, but specified shape (2,) and found shape (1,)."), "{e}");
     // only an explicit new Variable named v1 becomes v1_1
     let c = ops::constant(&root, Tensor::new(&[1], vec![9f32]).unwrap()).unwrap();
-    assert_eq!(root.variable("v1", &c).unwrap().name(), "v1_1");
+    assert_eq!(root.variable("v1", &c).unwrap().name(), "v1_1:0");
 }
 
 #[test]
@@ -73,10 +73,8 @@ fn tensorflow_train_op_keeps_training_after_import() {
     assert_eq!(saver.variables().len(), 8);
     let sess = Session::new(&g).unwrap();
     saver.restore(&sess, fixtures().join("weight_def_adam/full.ckpt")).unwrap();
-    let train = match g.collection("train_op").first() {
-        Some(tensorgraph::graph::CollectionItem::Op(id)) => g.operations()[*id].clone(),
-        other => panic!("train_op collection: {other:?}"),
-    };
+    // tf.get_collection('train_op')[0]
+    let train = g.get_collection("train_op")[0].as_operation().cloned().expect("train_op holds an operation");
     assert_eq!(train.name(), "train");
     let x = g.tensor_by_name("x:0").unwrap();
     let y = g.tensor_by_name("y:0").unwrap();
@@ -111,11 +109,11 @@ fn import_scope_prefixes_names_and_collections() {
     let g = Graph::new();
     let opts = ImportMetaGraphOptions { import_scope: "restored".into(), clear_devices: true };
     let saver = g.import_meta_graph(fixtures().join("seed004/model.ckpt.meta"), &opts).unwrap().unwrap();
-    let names: Vec<String> = g.global_variables().iter().map(|v| v.name()).collect();
+    let names: Vec<String> = g.global_variables().iter().map(|v| v.op_name()).collect();
     assert_eq!(names, ["restored/v1", "restored/v2", "restored/v3"]);
     let v =
         g.scope().variable_scope("restored", Reuse::Yes, |s| s.get_variable("v2", [1], DType::Float, None)).unwrap();
-    assert_eq!(v.name(), "restored/v2");
+    assert_eq!(v.name(), "restored/v2:0");
     // the checkpoint's names are the unscoped ones the SaverDef restores
     assert!(saver.variables().contains_key("v1"), "{:?}", saver.variables().keys());
     let sess = Session::new(&g).unwrap();
@@ -153,7 +151,7 @@ fn exported_meta_graph_imports_back_with_saver_and_train_op() {
     let (x2, y2) = (g2.tensor_by_name("x:0").unwrap(), g2.tensor_by_name("y:0").unwrap());
     assert_eq!(sess2.fetch(&[(&x2, xs.clone())], &y2).unwrap(), want);
     let train = g2.operation_by_name("train").unwrap();
-    assert!(matches!(g2.collection("train_op")[0], tensorgraph::graph::CollectionItem::Op(id) if id == train.id()));
+    assert_eq!(g2.operations_in("train_op"), vec![train.clone()]);
     sess2.run(&[(&x2, xs.clone())], &[], &[&train]).unwrap();
     sess.run(&[(&x, xs.clone())], &[], &[&g.operation_by_name("train").unwrap()]).unwrap();
     assert_eq!(sess2.fetch(&[(&x2, xs.clone())], &y2).unwrap(), sess.fetch(&[(&x, xs)], &y).unwrap());
@@ -181,7 +179,7 @@ fn a_failed_meta_graph_import_leaves_the_graph_unchanged() {
     }
     // names are free again: the good meta graph imports with its names, next to `x`
     let saver = g.import_meta_graph_def(&meta, &Default::default(), "test").unwrap().unwrap();
-    assert_eq!(g.global_variables().iter().map(|v| v.name()).collect::<Vec<_>>(), ["v1", "v2", "v3"]);
+    assert_eq!(g.global_variables().iter().map(|v| v.name()).collect::<Vec<_>>(), ["v1:0", "v2:0", "v3:0"]);
     let sess = Session::new(&g).unwrap();
     saver.restore(&sess, fixtures().join("seed004/model.ckpt")).unwrap();
     assert_eq!(fetch(&sess, &g, "add_1:0"), vec![6.0]);

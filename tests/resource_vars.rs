@@ -41,14 +41,14 @@ fn fixture_meta_graph_imports_restores_and_runs() {
     let g = Graph::new();
     let saver = g.import_meta_graph(dir.join("model.ckpt.meta"), &Default::default()).unwrap().unwrap();
     let obs = &m["import_meta_graph_observations"];
-    let names = |vs: Vec<Variable>| vs.iter().map(|v| format!("{}:0", v.name())).collect::<Vec<_>>();
+    let names = |vs: Vec<Variable>| vs.iter().map(|v| v.name()).collect::<Vec<_>>();
     let want = |k: &str| obs[k].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect::<Vec<_>>();
     assert_eq!(names(g.global_variables()), want("global_variables_after_import"));
     assert_eq!(names(g.trainable_variables()), want("trainable_variables_after_import"));
     for v in g.global_variables() {
         assert!(v.is_resource(), "{} is a resource variable", v.name());
         assert_eq!(v.op().op_type(), "VarHandleOp");
-        assert_eq!(v.value().name(), format!("{}/Read/ReadVariableOp:0", v.name()));
+        assert_eq!(v.value().name(), format!("{}/Read/ReadVariableOp:0", v.op_name()));
         assert_eq!(v.reference().dtype(), DType::Resource);
         assert_eq!((v.dtype(), v.shape()), (DType::Float, vec![1]));
     }
@@ -160,7 +160,7 @@ fn build_fixture_graph() -> (Graph, Vec<Variable>) {
 fn built_subgraph_has_tensorflows_names_ops_and_attrs() {
     let m = manifest("resource_vars");
     let (g, vars) = build_fixture_graph();
-    let named: Vec<(String, Variable)> = vars.iter().map(|v| (v.name(), v.clone())).collect();
+    let named: Vec<(String, Variable)> = vars.iter().map(|v| (v.op_name(), v.clone())).collect();
     let saver_def = add_saver_ops(&g, &named).unwrap();
     assert_eq!(ops_of(&g), manifest_ops(&m["built_graph_ops"]));
     let sd = &m["meta_graph"]["saver_def"];
@@ -193,7 +193,7 @@ fn built_subgraph_has_tensorflows_names_ops_and_attrs() {
     let meta = export_meta_graph(&g, Some(saver_def)).unwrap();
     let defs = &m["meta_graph"]["variable_defs"];
     let ours: Vec<tensorgraph::format::proto::VariableDef> = match &meta.collection_def["variables"].kind {
-        Some(tensorgraph::format::proto::meta_graph::Kind::BytesList(l)) => {
+        Some(tensorgraph::format::proto::CollectionKind::BytesList(l)) => {
             l.value.iter().map(|b| prost::Message::decode(b.as_slice()).unwrap()).collect()
         }
         k => panic!("variables collection is {k:?}"),
@@ -271,7 +271,7 @@ fn train(use_resource: bool, opt: &dyn Optimizer, steps: usize) -> (Graph, BTree
     for _ in 0..steps {
         sess.run(&[(&x, xs.clone()), (&y, ys.clone())], &[], &[&train]).unwrap();
     }
-    let values = g.global_variables().iter().map(|v| (v.name(), sess.variable_value(v.op()).unwrap())).collect();
+    let values = g.global_variables().iter().map(|v| (v.op_name(), sess.variable_value(v.op()).unwrap())).collect();
     (g, values)
 }
 
@@ -489,7 +489,7 @@ fn variable_store_reuses_resource_variables() {
     };
     let w = root.variable_scope("layer", Reuse::No, make).unwrap();
     assert!(w.is_resource());
-    assert_eq!(w.name(), "layer/w");
+    assert_eq!(w.name(), "layer/w:0");
     assert_eq!(w.value().name(), "layer/w/Read/ReadVariableOp:0");
     assert_eq!(w.initializer().name(), "layer/w/Assign");
     assert_eq!(w.initializer().op_type(), "AssignVariableOp");
@@ -574,7 +574,7 @@ fn a_resource_variable_scope_makes_resource_variables_inside_it() {
         .unwrap();
     for (v, name) in [(&w, "layer/w"), (&inner, "layer/inner/b"), (&tf_var, "layer/v")] {
         assert!(v.is_resource(), "{name}");
-        assert_eq!(v.name(), name);
+        assert_eq!(v.op_name(), name);
         assert_eq!(v.op().op_type(), "VarHandleOp");
     }
     // turned off again inside, and reuse finds the resource variable

@@ -28,7 +28,7 @@ fn graph_with(scope: &str) -> Graph {
 }
 
 fn value(sess: &Session, g: &Graph, name: &str) -> Tensor {
-    let v = g.global_variables().into_iter().find(|v| v.name() == name).unwrap();
+    let v = g.global_variables().into_iter().find(|v| v.op_name() == name).unwrap();
     sess.variable_value(v.op()).unwrap_or_else(|| panic!("{name} is not initialized"))
 }
 
@@ -64,11 +64,11 @@ fn scope_rename_overrides_the_initializers() {
     ] {
         assert_eq!(g.operation_by_name(name).unwrap().op_type(), op_type, "{name}");
     }
-    let w = g.global_variables().into_iter().find(|v| v.name() == "renamed/weights").unwrap();
+    let w = g.global_variables().into_iter().find(|v| v.op_name() == "renamed/weights").unwrap();
     assert_eq!(w.initializer().name(), "Assign_1");
     assert_eq!(w.initial_value().name(), "checkpoint_initializer_1:0");
     assert_eq!(
-        g.trainable_variables().iter().find(|v| v.name() == "renamed/weights").unwrap().initializer().name(),
+        g.trainable_variables().iter().find(|v| v.op_name() == "renamed/weights").unwrap().initializer().name(),
         "Assign_1"
     );
 

@@ -20,7 +20,7 @@ fn model() -> (Graph, Session) {
 
 fn set_step(g: &Graph, sess: &Session, step: i64) {
     for v in g.global_variables() {
-        let t = if v.name() == "step" {
+        let t = if v.op_name() == "step" {
             Tensor::scalar(step)
         } else {
             Tensor::new(&[3], vec![step as f32, step as f32 + 0.5, -(step as f32)]).unwrap()

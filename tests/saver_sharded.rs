@@ -71,7 +71,7 @@ fn saver_writes_several_data_files_and_one_index() {
 
     // Every value reads back, and Saver::restore fills a fresh session.
     for v in g.global_variables() {
-        assert_eq!(r.read(&v.name()).unwrap(), sess.variable_value(v.op()).unwrap(), "{}", v.name());
+        assert_eq!(r.read(&v.op_name()).unwrap(), sess.variable_value(v.op()).unwrap(), "{}", v.op_name());
     }
     let fresh = Session::new(&g).unwrap();
     saver.restore(&fresh, &prefix).unwrap();

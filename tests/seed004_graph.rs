@@ -28,7 +28,7 @@ fn names_follow_tensorflow() {
             "add_1:AddV2",
         ]
     );
-    assert_eq!(vars[0].name(), "v1");
+    assert_eq!(vars[0].name(), "v1:0");
     assert_eq!(add.name(), "add:0");
     assert_eq!(add_1.name(), "add_1:0");
     assert_eq!(vars[0].value().name(), "v1/read:0");
@@ -36,7 +36,7 @@ fn names_follow_tensorflow() {
     let s = g.scope();
     let c = ops::constant(&s, Tensor::new(&[1], vec![5.0f32]).unwrap()).unwrap();
     let again = s.variable("v1", &c).unwrap();
-    assert_eq!(again.name(), "v1_1");
+    assert_eq!(again.name(), "v1_1:0");
     assert_eq!(again.value().name(), "v1_1/read:0");
     assert_eq!(g.global_variables().len(), 4);
 }

@@ -31,7 +31,7 @@ fn adam_steps_follow_the_update_formula() {
     let (g, v, loss) = linear();
     let train = AdamOptimizer::new(0.1).minimize(&loss).unwrap();
     assert_eq!(train.name(), "Adam");
-    let names: Vec<String> = g.global_variables().iter().map(|v| v.name()).collect();
+    let names: Vec<String> = g.global_variables().iter().map(|v| v.op_name()).collect();
     assert_eq!(names, ["var", "beta1_power", "beta2_power", "var/Adam", "var/Adam_1"]);
     let sess = Session::new(&g).unwrap();
     sess.run_targets(&[&g.scope().global_variables_initializer().unwrap()]).unwrap();
@@ -59,7 +59,7 @@ fn adam_steps_follow_the_update_formula() {
 fn momentum_and_gradient_descent() {
     let (g, v, loss) = linear();
     let train = MomentumOptimizer::new(0.1, 0.9).minimize(&loss).unwrap();
-    assert_eq!(g.global_variables()[1].name(), "var/Momentum");
+    assert_eq!(g.global_variables()[1].name(), "var/Momentum:0");
     let sess = Session::new(&g).unwrap();
     sess.run_targets(&[&g.scope().global_variables_initializer().unwrap()]).unwrap();
     let mut want = [1.0f64, 2.0];
@@ -93,8 +93,7 @@ fn momentum_and_gradient_descent() {
     sess.run_targets(&[&train]).unwrap();
     near(&value(&sess, &v), &[1.0 - 2.0 * 0.5 * 0.5, 2.0 + 2.0 * 0.5]);
     assert_eq!(sess.fetch(&[], &step).unwrap().to_vec::<i64>().unwrap(), vec![2]);
-    let train_ops = g.collection("train_op");
-    assert_eq!(train_ops.len(), 1);
+    assert_eq!(g.operations_in("train_op"), vec![train]);
 }
 
 #[test]

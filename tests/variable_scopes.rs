@@ -58,7 +58,7 @@ fn two_separate_graphs_both_work() {
         let root = g.scope();
         let x = ops::placeholder(&root.named("x"), DType::Float, [None, Some(4)]).unwrap();
         let logits = build_weight_def(&root, &x).unwrap();
-        assert_eq!(g.global_variables()[0].name(), "weight_def/weights");
+        assert_eq!(g.global_variables()[0].name(), "weight_def/weights:0");
         let sess = Session::new(&g).unwrap();
         sess.run_targets(&[&root.global_variables_initializer().unwrap()]).unwrap();
         assert_eq!(sess.fetch(&[(&x, rows())], &logits).unwrap().shape(), &[2, 3]);
@@ -70,7 +70,7 @@ fn reuse_modes() {
     let g = Graph::new();
     let root = g.scope();
     let w = root.variable_scope("vs", Reuse::No, |s| s.get_variable("w", [2], DType::Float, None)).unwrap();
-    assert_eq!(w.name(), "vs/w");
+    assert_eq!(w.name(), "vs/w:0");
     // Yes returns the same variable, Auto too; nested scopes inherit reuse
     let again = root.variable_scope("vs", Reuse::Yes, |s| s.get_variable("w", [2], DType::Float, None)).unwrap();
     assert_eq!(again, w);
@@ -86,7 +86,7 @@ fn reuse_modes() {
             s.variable_scope("inner", Reuse::Inherit, |s| s.get_variable("w", [1], DType::Float, None))
         })
         .unwrap();
-    assert_eq!(nested.name(), "outer/inner/w");
+    assert_eq!(nested.name(), "outer/inner/w:0");
     assert_eq!(inherited, nested);
     // reuse_variables() turns reuse on for the rest of the scope
     root.variable_scope("rv", Reuse::No, |s| {
@@ -99,7 +99,7 @@ fn reuse_modes() {
     .unwrap();
     // Auto creates when missing
     let created = root.variable_scope("auto", Reuse::Auto, |s| s.get_variable("w", [2], DType::Float, None)).unwrap();
-    assert_eq!(created.name(), "auto/w");
+    assert_eq!(created.name(), "auto/w:0");
 }
 
 #[test]
@@ -171,12 +171,12 @@ fn names_match_the_scopes_fixture() {
     // a variable scope: get_variable ignores name scopes, Variable uses them
     let vs = root.variable_scope_value("vs", Reuse::No);
     let w = vs.get_variable("w", [2], DType::Float, None).unwrap();
-    assert_eq!(w.name(), "vs/w");
+    assert_eq!(w.name(), "vs/w:0");
     assert_eq!(ops::identity(&vs.named("op"), &c0).unwrap().name(), "vs/op:0");
-    assert_eq!(vs.variable_from_value("tv", Tensor::scalar(1.0f32)).unwrap().name(), "vs/tv");
+    assert_eq!(vs.variable_from_value("tv", Tensor::scalar(1.0f32)).unwrap().name(), "vs/tv:0");
     let nsin = vs.name_scope("nsin");
-    assert_eq!(nsin.get_variable("w_ns", [1], DType::Float, None).unwrap().name(), "vs/w_ns");
-    assert_eq!(nsin.variable_from_value("tv_ns", Tensor::scalar(1.0f32)).unwrap().name(), "vs/nsin/tv_ns");
+    assert_eq!(nsin.get_variable("w_ns", [1], DType::Float, None).unwrap().name(), "vs/w_ns:0");
+    assert_eq!(nsin.variable_from_value("tv_ns", Tensor::scalar(1.0f32)).unwrap().name(), "vs/nsin/tv_ns:0");
     let ops_of_w: Vec<String> = g.operations().iter().map(|o| o.name()).filter(|n| n.starts_with("vs/w/")).collect();
     assert_eq!(
         ops_of_w,
@@ -197,10 +197,10 @@ fn names_match_the_scopes_fixture() {
     assert_eq!(vs2.get_variable("w", [2], DType::Float, None).unwrap(), w);
     assert_eq!(ops::identity(&vs2.named("op"), &c0).unwrap().name(), "vs_1/op:0");
     // Variables named v, v, unnamed, unnamed; get_variable("v") then makes v_2
-    assert_eq!(root.variable_from_value("v", Tensor::scalar(0.0f32)).unwrap().name(), "v");
-    assert_eq!(root.variable_from_value("v", Tensor::scalar(0.0f32)).unwrap().name(), "v_1");
-    assert_eq!(root.variable_from_value("Variable", Tensor::scalar(0.0f32)).unwrap().name(), "Variable");
-    assert_eq!(root.get_variable("v", [1], DType::Float, None).unwrap().name(), "v_2");
+    assert_eq!(root.variable_from_value("v", Tensor::scalar(0.0f32)).unwrap().name(), "v:0");
+    assert_eq!(root.variable_from_value("v", Tensor::scalar(0.0f32)).unwrap().name(), "v_1:0");
+    assert_eq!(root.variable_from_value("Variable", Tensor::scalar(0.0f32)).unwrap().name(), "Variable:0");
+    assert_eq!(root.get_variable("v", [1], DType::Float, None).unwrap().name(), "v_2:0");
 }
 
 #[test]
@@ -234,4 +234,38 @@ fn initializers_make_the_values_they_promise() {
     let sess2 = Session::new(&g).unwrap();
     sess2.run_targets(&[&s.global_variables_initializer().unwrap()]).unwrap();
     assert_eq!(sess2.fetch(&[], &u).unwrap().to_f64_vec().unwrap(), uv);
+}
+
+/// TensorFlow's `v.name`, `v.op.name`, `str`-like display and `tf.convert_to_tensor(v)`:
+/// the variable's own accessors name `ws/w:0`, its value (what it derefs to) is `ws/w/read:0`.
+#[test]
+fn variable_name_op_and_value_are_tensorflows() {
+    let g = Graph::new();
+    let root = g.scope();
+    let (w, r) = root
+        .variable_scope("ws", Reuse::No, |s| {
+            let w = s.get_variable("w", [2], DType::Float, None)?;
+            let r = s.with_resource_variables(true).get_variable("r", [2], DType::Float, None)?;
+            Ok((w, r))
+        })
+        .unwrap();
+    assert_eq!(w.name(), "ws/w:0");
+    assert_eq!(w.op_name(), "ws/w");
+    assert_eq!(w.to_string(), "ws/w:0");
+    assert_eq!(format!("{w}"), "ws/w:0");
+    assert_eq!(w.op().name(), "ws/w");
+    assert_eq!(w.op().op_type(), "VariableV2");
+    assert_eq!(w.reference().name(), "ws/w:0");
+    assert_eq!(w.reference().op(), *w.op());
+    assert_eq!(w.value().name(), "ws/w/read:0");
+    assert_eq!(w.value().op().op_type(), "Identity");
+    let as_tensor: &Output = &w;
+    assert_eq!(as_tensor.name(), "ws/w/read:0");
+    assert_eq!(as_tensor.op().name(), "ws/w/read");
+
+    assert_eq!(r.name(), "ws/r:0");
+    assert_eq!(r.op_name(), "ws/r");
+    assert_eq!(r.to_string(), "ws/r:0");
+    assert_eq!(r.op().op_type(), "VarHandleOp");
+    assert_eq!(r.value().name(), "ws/r/Read/ReadVariableOp:0");
 }

@@ -68,7 +68,7 @@ fn adam_matches_tensorflow_step_by_step() {
     let m = manifest("weight_def_adam");
     let adam = AdamOptimizer::new(0.01);
     let model = build(&m, Some(&adam));
-    let names: Vec<String> = model.graph.global_variables().iter().map(|v| v.name()).collect();
+    let names: Vec<String> = model.graph.global_variables().iter().map(|v| v.op_name()).collect();
     let want: Vec<String> =
         m["global_variables"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
     assert_eq!(names, want, "variables and slots in TensorFlow's order");

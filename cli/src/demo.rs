@@ -221,7 +221,7 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
     let variables: Vec<_> = graph
         .trainable_variables()
         .iter()
-        .map(|v| json!({"name": v.name(), "dtype": v.dtype().name(), "shape": v.shape()}))
+        .map(|v| json!({"name": v.op_name(), "dtype": v.dtype().name(), "shape": v.shape()}))
         .collect();
     let forecast = json!({
         "hidden": HIDDEN, "num_features": f, "num_classes": c, "variables": variables,

@@ -8,9 +8,10 @@ use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-/// An item of a graph collection (`tf.add_to_collection`).
+/// An item of a graph collection as the graph stores it, by ids (handles would keep the
+/// graph alive from inside itself). Users see [`super::CollectionValue`]s.
 #[derive(Debug, Clone, PartialEq)]
-pub enum CollectionItem {
+pub(crate) enum CollectionItem {
     /// A variable (in `variables`, `trainable_variables`, ...).
     Variable(VariableRecord),
     /// An operation, by id (in `train_op`, ...).
@@ -161,13 +162,14 @@ impl Graph {
         Operation { graph: self.clone(), id }.output(index)
     }
 
-    /// Adds `item` to collection `name` (`tf.add_to_collection`).
-    pub fn add_to_collection(&self, name: &str, item: CollectionItem) {
+    /// Adds `item` to collection `name` (see [`Graph::add_to_collection`]).
+    pub(crate) fn add_collection_item(&self, name: &str, item: CollectionItem) {
         self.write().collections.entry(name.to_string()).or_default().push(item);
     }
 
-    /// The items of collection `name`, in insertion order (empty when absent).
-    pub fn collection(&self, name: &str) -> Vec<CollectionItem> {
+    /// The items of collection `name`, in insertion order (empty when absent); users get
+    /// handles from [`Graph::get_collection`].
+    pub(crate) fn collection(&self, name: &str) -> Vec<CollectionItem> {
         self.read().collections.get(name).cloned().unwrap_or_default()
     }
 

@@ -15,11 +15,13 @@ pub(crate) mod traversal;
 mod variable;
 
 pub use attr::{AttrValue, Attrs};
+pub use collections::CollectionValue;
+pub(crate) use graph::CollectionItem;
+pub use graph::Graph;
 pub(crate) use graph::GraphData;
-pub use graph::{CollectionItem, Graph};
 pub(crate) use import_log::ImportLog;
-pub use naming::NameTable;
 pub use node::{Node, Operation, Output};
 pub(crate) use scope::{check_op_name, is_valid_op_name};
 pub use scope::{OpBuilder, Reuse, Scope, VarScope};
-pub use variable::{Variable, VariableRecord};
+pub use variable::Variable;
+pub(crate) use variable::VariableRecord;

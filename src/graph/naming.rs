@@ -69,13 +69,8 @@ impl NameTable {
         }
     }
 
-    /// Marks an exact name used (an op created with an explicit full name, or imported).
-    pub fn mark_used(&mut self, name: &str) {
-        self.mark_used_reporting(name, |_| {});
-    }
-
-    /// [`NameTable::mark_used`], calling `added(len)` for each name it newly marks: `name`
-    /// itself and its enclosing scopes, as the length of that prefix of `name` (for
+    /// Marks an exact name used (an op created with an explicit full name, or imported),
+    /// calling `added(len)` for each name it newly marks: `name` itself and its enclosing scopes, as the length of that prefix of `name` (for
     /// [`NameTable::forget`] to take back).
     pub(crate) fn mark_used_reporting(&mut self, name: &str, mut added: impl FnMut(usize)) {
         // the name and every enclosing scope of it are in use, as in TensorFlow
@@ -100,11 +95,6 @@ impl NameTable {
     /// Makes room for `n` more names.
     pub fn reserve(&mut self, n: usize) {
         self.in_use.reserve(n);
-    }
-
-    /// True when `name` is in use.
-    pub fn is_used(&self, name: &str) -> bool {
-        self.in_use.contains_key(lowercase(name).as_ref())
     }
 }
 

@@ -137,7 +137,7 @@ impl Scope {
     /// This scope, making resource variables (`VarHandleOp`, TensorFlow 2's default) when
     /// `on`, reference variables (`VariableV2`) when not: `tf.variable_scope(...,
     /// use_resource=on)`. Applies to [`Scope::get_variable`] and [`Scope::variable`] here
-    /// and in nested scopes; [`VariableOptions::resource`](super::VariableOptions::resource)
+    /// and in nested scopes; [`VariableOptions::resource`](crate::ops::VariableOptions::resource)
     /// asks for a resource variable anywhere.
     pub fn with_resource_variables(&self, on: bool) -> Scope {
         let mut s = self.clone();

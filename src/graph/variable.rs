@@ -10,7 +10,7 @@ use crate::tensor::DType;
 /// The ids that make up a variable, as kept in collections and the variable store
 /// (TensorFlow's `VariableDef`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct VariableRecord {
+pub(crate) struct VariableRecord {
     /// The `VariableV2` op (reference variable) or `VarHandleOp` op (resource variable).
     pub var_op: usize,
     /// The `v/read` (resource: `v/Read/ReadVariableOp`) snapshot (op id, output index).
@@ -25,10 +25,15 @@ pub struct VariableRecord {
 
 /// A variable (`tf.Variable`): a reference variable (`VariableV2`, TF1's default) or a
 /// resource variable (`VarHandleOp`, TF2's `ResourceVariable`; see
-/// `VariableOptions::use_resource`). Derefs to its value: the `v/read:0` snapshot (resource
-/// variables: `v/Read/ReadVariableOp:0`), so it can be passed wherever an [`Output`] is
-/// expected. [`Variable::read`] makes a fresh read instead, as TensorFlow does for each use
-/// of a resource variable.
+/// `VariableOptions::use_resource`).
+///
+/// As in TensorFlow, the variable's own accessors describe the variable: [`Variable::name`]
+/// is `ws/w:0` (`v.name`), [`Variable::op`] its `VariableV2` op `ws/w` (`v.op`), and it
+/// displays as its name. Like TensorFlow's conversion of a variable to a tensor, it derefs to
+/// its value, the `ws/w/read:0` snapshot ([`Variable::value`]; resource variables:
+/// `ws/w/Read/ReadVariableOp:0`), so it can be passed wherever an [`Output`] is expected.
+/// [`Variable::read`] makes a fresh read instead, as TensorFlow does for each use of a
+/// resource variable.
 #[derive(Clone, Debug)]
 pub struct Variable {
     pub(crate) value: Output,
@@ -43,6 +48,13 @@ impl std::ops::Deref for Variable {
     type Target = Output;
     fn deref(&self) -> &Output {
         &self.value
+    }
+}
+
+impl std::fmt::Display for Variable {
+    /// The variable's name, `ws/w:0` (TensorFlow's `v.name`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
     }
 }
 
@@ -64,7 +76,7 @@ impl Variable {
         }
     }
     /// The record stored in collections.
-    pub fn record(&self) -> VariableRecord {
+    pub(crate) fn record(&self) -> VariableRecord {
         VariableRecord {
             var_op: self.var_op.id,
             snapshot: self.value.key(),
@@ -73,13 +85,20 @@ impl Variable {
             trainable: self.trainable,
         }
     }
-    /// The variable's name, which is its op's name (`weight_def/weights`); the name it is
-    /// saved under in checkpoints.
+    /// The variable's name, `ws/w:0` (TensorFlow's `v.name`): the name of its output `v:0`
+    /// ([`Variable::reference`]). Not the name of the value it derefs to (`ws/w/read:0`).
     pub fn name(&self) -> String {
+        format!("{}:0", self.var_op.name())
+    }
+    /// The name of the variable's op, `ws/w` (TensorFlow's `v.op.name`): the name it is saved
+    /// under in checkpoints ([`crate::train::Saver`]) and found under by `get_variable`.
+    pub fn op_name(&self) -> String {
         self.var_op.name()
     }
-    /// The `VariableV2` op (its output is the reference `v:0`), or for a resource variable
-    /// its `VarHandleOp` (whose output `v:0` is the handle).
+    /// The variable's op (TensorFlow's `v.op`): `VariableV2` (its output `v:0` is the
+    /// reference), or for a resource variable `VarHandleOp` (its output `v:0` is the handle).
+    /// This is the op of [`Variable::reference`]; the op of the value the variable derefs to
+    /// is `v.value().op()` (`v/read`).
     pub fn op(&self) -> &Operation {
         &self.var_op
     }
@@ -125,8 +144,8 @@ impl Variable {
 impl Graph {
     /// Registers an existing variable in the variable store under its name, so that
     /// `get_variable` finds it (used for variables that arrive with an imported meta graph).
-    pub fn register_variable(&self, v: &Variable, origin: &str) {
-        let name = v.name(); // takes the graph's read lock: not while holding the write lock
+    pub(crate) fn register_variable(&self, v: &Variable, origin: &str) {
+        let name = v.op_name(); // takes the graph's read lock: not while holding the write lock
         self.write().var_store.insert(name, StoredVariable { record: v.record(), created_at: origin.to_string() });
     }
 }

@@ -9,7 +9,7 @@ pub mod array;
 mod builder;
 pub mod conv;
 pub mod io_ops;
-pub mod kernels;
+pub(crate) mod kernels;
 pub mod math;
 pub mod nn;
 pub mod random;
@@ -208,7 +208,7 @@ impl Kernel for FnKernel {
 }
 
 /// The `FailedPrecondition` for reading variable `name` before it is initialized.
-pub fn uninitialized(name: &str) -> Error {
+pub(crate) fn uninitialized(name: &str) -> Error {
     Error::failed_precondition(format!(
         "Attempting to use uninitialized value {name}. Run the initializer first (the op returned by global_variables_initializer, or {name}/Assign), or restore it from a checkpoint."
     ))

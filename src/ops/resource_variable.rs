@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Node, Operation, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
-pub use super::variable_common::uninitialized_resource;
+use super::variable_common::uninitialized_resource;
 
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &VarHandleOp,

@@ -132,10 +132,10 @@ impl Scope {
         };
         let g = self.graph();
         for c in &opts.collections {
-            g.add_to_collection(c, CollectionItem::Variable(v.record()));
+            g.add_collection_item(c, CollectionItem::Variable(v.record()));
         }
         if opts.trainable {
-            g.add_to_collection(TRAINABLE_VARIABLES, CollectionItem::Variable(v.record()));
+            g.add_collection_item(TRAINABLE_VARIABLES, CollectionItem::Variable(v.record()));
         }
         Ok(v)
     }

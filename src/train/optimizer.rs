@@ -77,7 +77,7 @@ pub(crate) fn zeros_slot(var: &Variable, slot: &str) -> Result<Variable> {
     let dims = var.shape();
     let dtype = var.dtype();
     g.scope().variable_with(
-        &format!("{}/{slot}", var.name()),
+        &format!("{}/{slot}", var.op_name()),
         VariableOptions { trainable: false, use_resource: var.is_resource(), ..Default::default() },
         |vs| Initializer::Zeros.build(&vs.name_scope("Initializer"), &dims, dtype),
     )
@@ -131,7 +131,7 @@ pub(crate) fn apply_with(
     let hypers = prepare(&scope, first.dtype())?;
     let mut updates = Vec::with_capacity(grads_and_vars.len());
     for (i, (grad, var)) in grads_and_vars.iter().enumerate() {
-        let us = scope.name_scope(&format!("update_{}", var.name()));
+        let us = scope.name_scope(&format!("update_{}", var.op_name()));
         updates.push(update(&us, &hypers, i, grad, var)?);
     }
     let refs: Vec<&Operation> = updates.iter().collect();
@@ -152,6 +152,6 @@ pub(crate) fn apply_with(
             }
         }
     };
-    g.add_to_collection(TRAIN_OP, CollectionItem::Op(train.id()));
+    g.add_collection_item(TRAIN_OP, CollectionItem::Op(train.id()));
     Ok(train)
 }

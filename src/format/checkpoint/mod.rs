@@ -12,20 +12,24 @@
 mod codec;
 mod data_file;
 
+#[doc(hidden)]
 pub mod bundle_proto;
 mod checkpoint_state;
 mod crc;
 mod reader;
 mod slices;
+#[doc(hidden)]
 pub mod table;
 mod writer;
 
 pub use checkpoint_state::{
     latest_checkpoint, read_checkpoint_state, write_checkpoint_state, CheckpointState, CHECKPOINT_STATE_FILENAME,
 };
+#[doc(hidden)]
 pub use crc::{mask_crc, unmask_crc};
 pub(crate) use data_file::read_tensors;
 pub use reader::CheckpointReader;
+#[doc(hidden)]
 pub use slices::slice_key;
 pub use writer::{write_checkpoint, write_checkpoint_sharded, CheckpointWriter, MAX_SHARDS};
 

@@ -6,7 +6,7 @@
 //! Encoding gives TensorFlow's bytes: fields in number order, proto3 defaults omitted,
 //! sub-messages and oneof members written when set, repeated numbers packed, and map
 //! entries (`NodeDef.attr`, `MetaGraphDef.collection_def`, ...) in the order TensorFlow's
-//! deterministic serialization uses ([`tf_key_order`]). Messages TensorFlow nests that
+//! deterministic serialization uses. Messages TensorFlow nests that
 //! tensorgraph does not interpret (`FunctionDef`, `FullTypeDef`, `SavedObjectGraph`,
 //! `GraphDebugInfo`, resource handles) are kept as their serialized bytes, so they
 //! round-trip unchanged. Unknown fields are skipped when reading.
@@ -15,7 +15,7 @@ mod attr_value;
 mod checkpoint_state;
 mod graph;
 mod map_fields;
-pub mod meta_graph;
+pub(crate) mod meta_graph;
 mod op_def;
 mod tensor;
 pub mod text;
@@ -27,7 +27,7 @@ pub use graph::{
     ExperimentalDebugInfo, FunctionDefLibrary, GraphDef, NodeDef, VersionDef, GRAPH_DEF_VERSION,
     GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER,
 };
-pub use map_fields::{tf_key_order, AttrMap};
+pub use map_fields::AttrMap;
 pub use meta_graph::{
     Any, AnyList, AssetFileDef, BytesList, CollectionDef, CooSparse, Encoding as TensorInfoEncoding, FloatList,
     Int64List, Kind as CollectionKind, MetaGraphDef, MetaInfoDef, NodeList, SaveSliceInfoDef, SaverDef, SignatureDef,

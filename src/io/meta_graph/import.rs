@@ -125,7 +125,7 @@ impl Graph {
         }
         for (name, items) in resolved {
             for it in items {
-                self.add_to_collection(name, it);
+                self.add_collection_item(name, it);
             }
         }
         for v in &stored {

@@ -13,7 +13,6 @@ pub use reduce::{normalize_axes, reduce, reduced_shape};
 
 /// Dispatches `$body` over the numeric dtypes float32, float64, int32 and int64, binding
 /// the element type to `$t`; other dtypes give `InvalidArgument` naming `$what`.
-#[macro_export]
 macro_rules! dispatch_numeric {
     ($dtype:expr, $what:expr, $t:ident => $body:expr) => {
         match $dtype {
@@ -39,9 +38,9 @@ macro_rules! dispatch_numeric {
         }
     };
 }
+pub(crate) use dispatch_numeric;
 
 /// As [`dispatch_numeric!`] for float32 and float64 only.
-#[macro_export]
 macro_rules! dispatch_float {
     ($dtype:expr, $what:expr, $t:ident => $body:expr) => {
         match $dtype {
@@ -59,3 +58,4 @@ macro_rules! dispatch_float {
         }
     };
 }
+pub(crate) use dispatch_float;

@@ -19,7 +19,7 @@ pub type Map2 = fn(&Tensor, &Tensor) -> Result<Tensor>;
 
 /// The kernel functions of a [`BinaryOp`] per input dtype (`None`: no kernel for it), and
 /// whether the output is bool (comparisons) or of the inputs' dtype. Written with
-/// [`binary_fns!`](crate::binary_fns) from element functions.
+/// the crate's `binary_fns!` macro from element functions.
 #[derive(Clone, Copy)]
 pub struct BinaryFns {
     /// For float32 inputs.
@@ -59,8 +59,6 @@ impl BinaryFns {
 
 /// `Some(kernel function)` applying element function `$f` of `$t` inputs (output `$u`)
 /// with broadcasting.
-#[doc(hidden)]
-#[macro_export]
 macro_rules! __map2 {
     ($t:ty => $u:ty, $f:expr) => {
         Some(|a: &$crate::tensor::Tensor, b: &$crate::tensor::Tensor| {
@@ -68,12 +66,12 @@ macro_rules! __map2 {
         })
     };
 }
+pub(crate) use __map2;
 
 /// [`BinaryFns`] from element functions (each a closure written once, typed per dtype):
 /// `float: f` (float32, float64), `float: f, int: g` (and int32, int64) with output of the
 /// input dtype; `compare: f` (float32, float64, int32, int64) and `compare: f, bool: g`
 /// (and bool) with bool output.
-#[macro_export]
 macro_rules! binary_fns {
     (float: $f:expr) => {
         $crate::ops::math::BinaryFns {
@@ -112,6 +110,7 @@ macro_rules! binary_fns {
         }
     };
 }
+pub(crate) use binary_fns;
 
 /// An element-wise op of two inputs of one dtype (TensorFlow's `T` attr): the arithmetic
 /// ops and comparisons with NumPy broadcasting, the gradient helpers (`SqrtGrad(y, dy)`,

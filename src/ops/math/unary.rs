@@ -14,7 +14,8 @@ use crate::tensor::{DType, Shape, Tensor};
 pub type Map1 = fn(&Tensor) -> Result<Tensor>;
 
 /// The kernel functions of a [`UnaryOp`] per dtype (`None`: no kernel for it); the output
-/// has the input's dtype. Written with [`unary_fns!`](crate::unary_fns).
+/// has the input's dtype. Written with the crate's
+/// `unary_fns!` macro.
 #[derive(Clone, Copy)]
 pub struct UnaryFns {
     /// For float32.
@@ -48,17 +49,15 @@ impl UnaryFns {
 }
 
 /// `Some(kernel function)` applying element function `$f` to every `$t` element.
-#[doc(hidden)]
-#[macro_export]
 macro_rules! __map1 {
     ($t:ty, $f:expr) => {
         Some(|x: &$crate::tensor::Tensor| $crate::ops::kernels::unary_map::<$t, $t>(x, $f))
     };
 }
+pub(crate) use __map1;
 
 /// [`UnaryFns`] from element functions (each a closure written once, typed per dtype):
 /// `float: f` (float32, float64) or `float: f, int: g` (and int32, int64).
-#[macro_export]
 macro_rules! unary_fns {
     (float: $f:expr) => {
         $crate::ops::math::UnaryFns {
@@ -77,6 +76,7 @@ macro_rules! unary_fns {
         }
     };
 }
+pub(crate) use unary_fns;
 
 /// An element-wise op of one input: output dtype and shape are the input's. Build time:
 /// `InvalidArgument` for a dtype without a kernel (naming the dtypes accepted).

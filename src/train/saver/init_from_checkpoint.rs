@@ -111,13 +111,15 @@ pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
     }
     for (v, t) in &pairs {
         match in_ckpt.get(t) {
-            None => problems.push(format!("Tensor {t} (for variable {}) is not found in checkpoint {ckpt}", v.name())),
+            None => {
+                problems.push(format!("Tensor {t} (for variable {}) is not found in checkpoint {ckpt}", v.op_name()))
+            }
             Some((dtype, shape)) => {
                 if !Shape::known(&v.shape()).compatible(&Shape::known(shape)) || *dtype != v.dtype() {
                     invalid = true;
                     problems.push(format!(
                         "variable {} is {} {} but tensor {t} in checkpoint {ckpt} is {dtype} {}",
-                        v.name(),
+                        v.op_name(),
                         v.dtype(),
                         fmt_dims(&v.shape()),
                         fmt_dims(shape)
@@ -144,7 +146,7 @@ pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
         let old = v.record();
         let new = VariableRecord { initializer: assign.id(), initial_value: initial.key(), ..old.clone() };
         replace_record(graph, &old, &new);
-        done.push((v.name(), t));
+        done.push((v.op_name(), t));
     }
     Ok(done)
 }
@@ -174,10 +176,10 @@ fn candidate_variables(graph: &Graph) -> BTreeMap<String, Variable> {
     let mut out: BTreeMap<String, Variable> = BTreeMap::new();
     for r in stored {
         let v = Variable::from_record(graph, &r);
-        out.insert(v.name(), v);
+        out.insert(v.op_name(), v);
     }
     for v in graph.global_variables() {
-        out.entry(v.name()).or_insert(v);
+        out.entry(v.op_name()).or_insert(v);
     }
     out
 }

@@ -110,10 +110,10 @@ impl Saver {
     pub fn with_var_list(vars: &[Variable]) -> Result<Saver> {
         let mut map = BTreeMap::new();
         for v in vars {
-            if map.insert(v.name(), v.clone()).is_some() {
+            if map.insert(v.op_name(), v.clone()).is_some() {
                 return Err(Error::invalid_argument(format!(
                     "At least two variables have the same name: {}",
-                    v.name()
+                    v.op_name()
                 )));
             }
         }
@@ -335,7 +335,7 @@ impl Saver {
         }
         let mut tensors = Vec::with_capacity(self.vars.len());
         for (name, v) in &self.vars {
-            let value = session.variable_value(v.op()).ok_or_else(|| crate::ops::uninitialized(&v.name()))?;
+            let value = session.variable_value(v.op()).ok_or_else(|| crate::ops::uninitialized(&v.op_name()))?;
             tensors.push((name.clone(), value));
         }
         let mut writer = CheckpointWriter::with_num_shards(prefix, self.num_shards.unwrap_or(1))?.sync(self.sync);

@@ -61,7 +61,7 @@ pub fn add_saver_ops(graph: &Graph, vars: &[(String, Variable)]) -> Result<Saver
                 .input(&v.reference())
                 .input(&restore.output(i)?)
                 .attr("T", v.dtype())
-                .attr("_class", AttrValue::colocation(&v.name()))
+                .attr("_class", AttrValue::colocation(&v.op_name()))
                 .attr("use_locking", true)
                 .attr("validate_shape", true)
                 .build()?,

@@ -42,6 +42,7 @@ mod printer;
 mod schema;
 
 pub(crate) use printer::c_escape;
+#[doc(hidden)]
 pub use printer::{format_double, format_float};
 
 use super::{
