@@ -116,7 +116,8 @@ fn resize_gradients_are_the_adjoints() {
             let w = ops::constant(&s, Tensor::new(&[2, size[0] as usize, size[1] as usize, 2], wv.clone()).unwrap())
                 .unwrap();
             let loss = ops::reduce_sum(&s, &ops::mul(&s, &y, &w).unwrap(), None, false).unwrap();
-            let gx = tensorgraph::train::gradients(std::slice::from_ref(&loss), &[x], None).unwrap()[0].clone().unwrap();
+            let gx =
+                tensorgraph::train::gradients(std::slice::from_ref(&loss), &[x], None).unwrap()[0].clone().unwrap();
             assert_eq!(gx.op().op_type(), "ResizeBilinearGrad");
             let sess = Session::new(&g).unwrap();
             let r = sess.run(&[], &[&loss, &gx], &[]).unwrap();
