@@ -1,36 +1,58 @@
 //! Array ops (TensorFlow's `array_ops`). This file: Const, Placeholder,
 //! PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, Size, Fill, ZerosLike, OnesLike,
 //! Cast and ExpandDims. One file per family under `array/`: ConcatV2/ConcatOffset
-//! (`concat`), Pack/Unpack (`stack`), Slice (`slice`), Tile (`tile`), GatherV2 (`gather`),
-//! UnsortedSegmentSum (`segment`), Transpose/InvertPermutation (`transpose`), Squeeze
-//! (`squeeze`) and Range (`range`); `layout` holds the flat-index helpers their kernels share.
+//! (`concat`), Pack/Unpack (`stack`), Slice (`slice`), StridedSlice/StridedSliceGrad
+//! (`strided_slice`), Tile (`tile`), GatherV2 (`gather`), UnsortedSegmentSum (`segment`),
+//! Transpose/InvertPermutation (`transpose`), Squeeze (`squeeze`), Range (`range`),
+//! ReverseV2/ReverseSequence (`reverse`), BroadcastTo (`broadcast_to`), OneHot
+//! (`one_hot`), Unique/Where (`unique`), MirrorPad/MirrorPadGrad (`mirror_pad`) and
+//! StopGradient/PreventGradient (`stop_gradient`); `layout` holds the flat-index helpers
+//! their kernels share.
 //!
-//! The data-movement kernels (concat, pack, slice, tile, gather, transpose) work for
-//! every dtype (bool and string included) by gathering flat element indices.
+//! The data-movement kernels (concat, pack, slice, strided slice, tile, gather,
+//! transpose, reverse, broadcast, mirror pad) work for every dtype (bool and string
+//! included) by gathering flat element indices.
 
+mod broadcast_to;
 mod concat;
 mod gather;
 mod layout;
+mod mirror_pad;
+mod one_hot;
 pub(crate) mod pad;
 mod pad_slice_grad;
 mod range;
+mod reverse;
 mod segment;
 mod slice;
 mod squeeze;
 mod stack;
+mod stop_gradient;
+mod strided_slice;
 mod tile;
 mod transpose;
+mod unique;
 
+pub use broadcast_to::{broadcast_to, broadcast_to_shape, BroadcastTo};
 pub use concat::{concat, concat_dyn, ConcatOffset, ConcatV2};
 pub use gather::{gather, gather_dyn, GatherV2};
+pub use mirror_pad::{mirror_pad, mirror_pad_dyn, mirror_pad_grad_op, MirrorPad, MirrorPadGrad};
+pub use one_hot::{one_hot, OneHot};
 pub use pad::{pad, pad_dyn, pad_v2, pad_v2_dyn, Pad, PadV2};
 pub use range::{range, range_dyn, Range};
+pub use reverse::{reverse, reverse_dyn, reverse_sequence, ReverseSequence, ReverseV2};
 pub use segment::{unsorted_segment_sum, UnsortedSegmentSum};
 pub use slice::{slice, slice_dyn, Slice};
 pub use squeeze::{squeeze, Squeeze};
 pub use stack::{stack, unstack, Pack, Unpack};
+pub use stop_gradient::{prevent_gradient, stop_gradient, PreventGradient, StopGradient};
+pub use strided_slice::{
+    strided_slice, strided_slice_dyn, strided_slice_grad, strided_slice_indexing, SliceMasks, StridedSlice,
+    StridedSliceGrad,
+};
 pub use tile::{tile, tile_dyn, Tile};
 pub use transpose::{transpose, transpose_dyn, InvertPermutation, Transpose};
+pub use unique::{unique, where_, Unique, Where};
 
 use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
@@ -68,6 +90,18 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &InvertPermutation,
     &Squeeze,
     &Range,
+    &StridedSlice,
+    &StridedSliceGrad,
+    &StopGradient,
+    &PreventGradient,
+    &ReverseV2,
+    &ReverseSequence,
+    &BroadcastTo,
+    &OneHot,
+    &Unique,
+    &Where,
+    &MirrorPad,
+    &MirrorPadGrad,
 ];
 
 /// The prepared-kernel result of [`RegisteredOp::prepare`] for `kernel`.

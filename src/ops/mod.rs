@@ -8,6 +8,7 @@
 pub mod array;
 mod builder;
 pub mod conv;
+pub mod image;
 pub mod io_ops;
 pub(crate) mod kernels;
 pub mod math;
@@ -28,6 +29,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 pub use array::*;
 pub use conv::{avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool};
+pub use image::{resize_bilinear, resize_nearest_neighbor};
 pub use math::*;
 pub use nn::*;
 pub use random::{random_normal, random_uniform, truncated_normal};

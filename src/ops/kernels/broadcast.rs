@@ -85,3 +85,26 @@ pub fn broadcast_binary<T: Element, U: Element>(a: &Tensor, b: &Tensor, f: impl 
 pub fn unary_map<T: Element, U: Element>(x: &Tensor, f: impl Fn(T) -> U) -> Result<Tensor> {
     Tensor::new(x.shape(), x.as_slice::<T>()?.iter().map(|&v| f(v)).collect())
 }
+
+/// For an input of `shape` broadcast to `out` (NumPy rules; `shape` no longer than `out`
+/// and compatible with it), the input's flat index of every output element, row-major.
+pub fn broadcast_indices(shape: &[usize], out: &[usize]) -> Vec<usize> {
+    let st = broadcast_strides(shape, out);
+    let total: usize = out.iter().product();
+    let mut v = Vec::with_capacity(total);
+    let mut idx = vec![0usize; out.len()];
+    let mut i = 0usize;
+    for _ in 0..total {
+        v.push(i);
+        for d in (0..out.len()).rev() {
+            idx[d] += 1;
+            i += st[d];
+            if idx[d] < out[d] {
+                break;
+            }
+            i -= st[d] * out[d];
+            idx[d] = 0;
+        }
+    }
+    v
+}

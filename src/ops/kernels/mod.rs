@@ -1,12 +1,14 @@
 //! Numeric helpers shared by the CPU kernels: broadcasting element-wise maps,
 //! reductions and matrix products.
 
+mod batch_matmul;
 mod broadcast;
 mod matmul;
 mod num;
 mod reduce;
 
-pub use broadcast::{broadcast_binary, broadcast_shape, unary_map};
+pub use batch_matmul::batch_matmul;
+pub use broadcast::{broadcast_binary, broadcast_indices, broadcast_shape, unary_map};
 pub use matmul::matmul;
 pub use num::{Float, Num};
 pub use reduce::{normalize_axes, reduce, reduced_shape};

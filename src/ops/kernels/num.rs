@@ -20,26 +20,29 @@ pub trait Num:
     const ONE: Self;
     /// The lowest value (for max-reductions).
     const MIN: Self;
+    /// The highest value (for min-reductions).
+    const MAX: Self;
     /// Converts from f64 (truncating for integers).
     fn from_f64(v: f64) -> Self;
 }
 
 macro_rules! num {
-    ($t:ty, $min:expr) => {
+    ($t:ty, $min:expr, $max:expr) => {
         impl Num for $t {
             const ZERO: Self = 0 as $t;
             const ONE: Self = 1 as $t;
             const MIN: Self = $min;
+            const MAX: Self = $max;
             fn from_f64(v: f64) -> Self {
                 v as $t
             }
         }
     };
 }
-num!(f32, f32::NEG_INFINITY);
-num!(f64, f64::NEG_INFINITY);
-num!(i32, i32::MIN);
-num!(i64, i64::MIN);
+num!(f32, f32::NEG_INFINITY, f32::INFINITY);
+num!(f64, f64::NEG_INFINITY, f64::INFINITY);
+num!(i32, i32::MIN, i32::MAX);
+num!(i64, i64::MIN, i64::MAX);
 
 /// A floating-point element type (f32, f64).
 pub trait Float: Num + std::ops::Neg<Output = Self> {

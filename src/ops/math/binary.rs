@@ -293,7 +293,7 @@ pub(crate) fn reduce_to_inputs(s: &Scope, x: &Output, y: &Output, gx: Output, gy
 }
 
 /// A `Sum` over computed `axes` (not keeping dims).
-fn sum_over(s: &Scope, x: &Output, axes: &Output) -> Result<Output> {
+pub(crate) fn sum_over(s: &Scope, x: &Output, axes: &Output) -> Result<Output> {
     s.op("Sum", "Sum")
         .input(x)
         .input(axes)
@@ -338,4 +338,24 @@ fn broadcast_gradient_args(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
     let dt = ctx.input(0).dtype();
     let mk = |v: Vec<f64>| Tensor::from_f64(dt, &[v.len()], &v);
     Ok(vec![mk(axes(&a))?, mk(axes(&b))?])
+}
+
+/// TensorFlow's `_ReduceGradientArgs` for one side: the gradient `g` of a broadcast output
+/// `z` summed back to the shape of input `x` (`Shape`, `Shape_1`,
+/// `BroadcastGradientArgs`, `Sum`, `Reshape`); `g` itself when both shapes are known and
+/// equal.
+pub(crate) fn reduce_to_input(s: &Scope, x: &Output, z: &Output, g: Output) -> Result<Output> {
+    let (sx, sz) = (x.shape(), z.shape());
+    if sx.is_fully_defined() && sx == sz {
+        return Ok(g);
+    }
+    let shx = shape(s, x)?;
+    let shz = shape(&s.named("Shape_1"), z)?;
+    let args = s
+        .op("BroadcastGradientArgs", "BroadcastGradientArgs")
+        .input(&shx)
+        .input(&shz)
+        .attr("T", DType::Int32)
+        .build()?;
+    reshape(s, &sum_over(s, &g, &args.output(0)?)?, &shx)
 }

@@ -1,17 +1,13 @@
-//! Comparisons: Equal, Greater, GreaterEqual, Less, LessEqual, element-wise with
-//! broadcasting and bool output ([`BinaryOp`] tables). None has a gradient.
+//! Comparisons: Greater, GreaterEqual, Less, LessEqual, element-wise with broadcasting
+//! and bool output ([`BinaryOp`] tables), and the builder of `Equal` (whose definition,
+//! with `NotEqual`'s, is in `equality.rs`, for every dtype). None has a gradient.
 
 use super::binary::{binary_op, no_gradient, BinaryOp};
 use crate::error::Result;
 use crate::graph::{Output, Scope};
 use crate::ops::RegisteredOp;
 
-pub(super) static DEFS: &[&dyn RegisteredOp] = &[&EQUAL, &GREATER, &GREATER_EQUAL, &LESS, &LESS_EQUAL];
-
-/// `Equal`: `x == y` (float32, float64, int32, int64, bool).
-pub static EQUAL: BinaryOp =
-    BinaryOp::broadcasting("Equal", crate::binary_fns!(compare: |x, y| x == y, bool: |x, y| x == y), no_gradient)
-        .dtypes_checked_when_prepared();
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[&GREATER, &GREATER_EQUAL, &LESS, &LESS_EQUAL];
 
 /// `Greater`: `x > y` (float32, float64, int32, int64).
 pub static GREATER: BinaryOp =
@@ -29,8 +25,8 @@ pub static LESS_EQUAL: BinaryOp =
     BinaryOp::broadcasting("LessEqual", crate::binary_fns!(compare: |x, y| x <= y), no_gradient);
 
 /// `tf.equal(x, y)`: op `Equal` (attr `incompatible_shape_error = true`), default name
-/// `Equal`; bool `x == y` with broadcasting. float32, float64, int32, int64, bool; dtypes
-/// must match; shapes that do not broadcast are `InvalidArgument` naming both.
+/// `Equal`; bool `x == y` with broadcasting. Any dtype (bool, strings, integers, floats);
+/// dtypes must match; shapes that do not broadcast are `InvalidArgument` naming both.
 pub fn equal(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
     s.op("Equal", "Equal").input(x).input(y).attr("T", x.dtype()).attr("incompatible_shape_error", true).build_output()
 }

@@ -3,22 +3,38 @@
 //! - [`binary`] holds the element-wise two-input mechanism ([`BinaryOp`]: broadcasting or
 //!   same-shape, dtype dispatch, output dtype rule) and the broadcast-gradient helpers;
 //! - [`arithmetic`] holds AddV2, Sub, Mul, RealDiv, Maximum, Minimum, FloorDiv, FloorMod, Neg, AddN;
-//! - [`compare`] holds Equal, Greater, GreaterEqual, Less, LessEqual (bool output);
+//! - [`compare`] holds Greater, GreaterEqual, Less, LessEqual (bool output);
+//! - [`equality`] holds Equal and NotEqual on every dtype; [`logical`] LogicalAnd,
+//!   LogicalOr, LogicalNot; [`select`] SelectV2;
+//! - [`rounding`] holds Abs, Sign, Floor, Ceil, Round; [`pow_diff`] Pow,
+//!   SquaredDifference, DivNoNan; [`cumulative`] Cumsum, Cumprod; [`clip`] ClipByValue,
+//!   L2Loss; [`top_k`] TopKV2;
 //! - [`unary`] holds the element-wise one-input mechanism ([`UnaryOp`]);
 //! - [`functions`] holds Square, Sqrt, Rsqrt, Exp, Log, Reciprocal and their gradient helpers
 //!   SqrtGrad, RsqrtGrad, ReciprocalGrad;
-//! - [`reduction`] holds Sum, Mean, Max, Prod and ArgMax;
-//! - [`matmul`](mod@matmul) holds MatMul.
+//! - [`reduction`] holds Sum, Mean, Max, Min, Prod, All, Any, ArgMax and ArgMin;
+//! - [`matmul`](mod@matmul) holds MatMul; [`batch_matmul`](mod@batch_matmul)
+//!   BatchMatMulV2; [`einsum`](mod@einsum) Einsum.
 //!
 //! The activations of `nn.rs` (Relu, Sigmoid, Tanh and their gradient ops) are tables of
 //! the same [`UnaryOp`] and [`BinaryOp`].
 
 pub mod arithmetic;
+pub mod batch_matmul;
 pub mod binary;
+pub mod clip;
 pub mod compare;
+pub mod cumulative;
+pub mod einsum;
+pub mod equality;
 pub mod functions;
+pub mod logical;
 pub mod matmul;
+pub mod pow_diff;
 pub mod reduction;
+pub mod rounding;
+pub mod select;
+pub mod top_k;
 pub mod unary;
 
 use super::{GradCtx, RegisteredOp};
@@ -26,11 +42,23 @@ use crate::error::Result;
 use crate::graph::Output;
 
 pub use arithmetic::{add, add_n, div, floor_div, floor_mod, maximum, minimum, mul, neg, sub};
+pub use batch_matmul::batch_matmul;
 pub use binary::{BinaryFns, BinaryOp};
+pub use clip::{clip_by_value, l2_loss};
 pub use compare::{equal, greater, greater_equal, less, less_equal};
+pub use cumulative::{cumprod, cumprod_dyn, cumsum, cumsum_dyn};
+pub use einsum::einsum;
+pub use equality::not_equal;
 pub use functions::{exp, log, reciprocal, rsqrt, sqrt, square};
+pub use logical::{logical_and, logical_not, logical_or};
 pub use matmul::{matmul, matmul_t};
-pub use reduction::{argmax, reduce_max, reduce_mean, reduce_prod, reduce_sum};
+pub use pow_diff::{div_no_nan, pow, squared_difference};
+pub use reduction::{
+    argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum,
+};
+pub use rounding::{abs, ceil, floor, round, sign};
+pub use select::where_v2;
+pub use top_k::top_k;
 pub use unary::{UnaryFns, UnaryOp};
 
 pub(crate) use binary::binary_op;
@@ -49,4 +77,14 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         .chain(reduction::DEFS)
         .chain(matmul::DEFS)
         .chain(binary::DEFS)
+        .chain(equality::DEFS)
+        .chain(logical::DEFS)
+        .chain(select::DEFS)
+        .chain(rounding::DEFS)
+        .chain(pow_diff::DEFS)
+        .chain(batch_matmul::DEFS)
+        .chain(einsum::DEFS)
+        .chain(cumulative::DEFS)
+        .chain(clip::DEFS)
+        .chain(top_k::DEFS)
 }

@@ -1,17 +1,31 @@
-//! Reductions: Sum, Mean, Max, Prod (input 1: int32/int64 `reduction_indices`, attr
-//! `keep_dims`) as one [`Reduce`] mechanism, and ArgMax (attr `output_type`). Attrs are
+//! Reductions: Sum, Mean, Max, Min, Prod, All, Any (input 1: int32/int64
+//! `reduction_indices`, attr `keep_dims`) as one [`Reduce`] mechanism, and ArgMax and
+//! ArgMin (attr `output_type`). Attrs are
 //! parsed and the kernel function chosen for the dtype when the session prepares the node.
 
 use super::arithmetic::{div, mul};
 use super::compare::equal;
+use super::cumulative::cumprod;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
-use crate::ops::array::{cast, constant, int_values, ones_like, reshape_to, size};
+use crate::ops::array::{
+    broadcast_to, cast, constant, gather, int_values, ones_like, reshape, reshape_to, shape, size, stack, transpose,
+};
 use crate::ops::kernels::{normalize_axes, reduce, reduced_shape, Num};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn RegisteredOp] = &[&Reduce::SUM, &Reduce::MEAN, &Reduce::MAX, &Reduce::PROD, &ArgMax];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[
+    &Reduce::SUM,
+    &Reduce::MEAN,
+    &Reduce::MAX,
+    &Reduce::MIN,
+    &Reduce::PROD,
+    &Reduce::ALL,
+    &Reduce::ANY,
+    &ArgMax,
+    &ArgMin,
+];
 
 const INTS: &[DType] = &[DType::Int32, DType::Int64];
 const NUMBERS: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::Int64];
@@ -21,16 +35,21 @@ enum Kind {
     Sum,
     Mean,
     Max,
+    Min,
     Prod,
+    All,
+    Any,
 }
 
-/// A reduction `op(input, reduction_indices)` over constant or computed axes (negative
-/// axes count from the end; attrs `T`, `Tidx`, `keep_dims`): `Sum`, `Mean`, `Max` and
-/// `Prod`, for float32, float64, int32, int64. Errors: `InvalidArgument` for an axis out of
-/// range, `Max` over an empty tensor, a non-bool `keep_dims` or another dtype (when the
-/// session prepares the node; `Prod` refuses other dtypes at build time). Gradients: Sum,
-/// Mean and Max as TensorFlow's (constant axes and a known input rank needed); none for
-/// Prod (TensorFlow's needs Cumprod).
+/// A reduction `op(input, reduction_indices)` over constant or computed axes, any number
+/// of them (negative axes count from the end; attrs `T`, `Tidx`, `keep_dims`): `Sum`,
+/// `Mean`, `Max`, `Min` and `Prod` for float32, float64, int32, int64; `All` and `Any`
+/// (no `T`) for bool. Errors: `InvalidArgument` for an axis out of range, `Max` over an
+/// empty tensor (`Min` gives the dtype's largest value, as TensorFlow), a non-bool
+/// `keep_dims` or another dtype (when the session prepares the node; `Prod`, `All` and
+/// `Any` refuse other dtypes at build time). Gradients: Sum, Mean, Max, Min and Prod as
+/// TensorFlow's (constant axes and a known input rank needed; Prod's with `Cumprod`);
+/// none for All and Any.
 pub struct Reduce {
     op_type: &'static str,
     kind: Kind,
@@ -40,7 +59,10 @@ impl Reduce {
     const SUM: Reduce = Reduce { op_type: "Sum", kind: Kind::Sum };
     const MEAN: Reduce = Reduce { op_type: "Mean", kind: Kind::Mean };
     const MAX: Reduce = Reduce { op_type: "Max", kind: Kind::Max };
+    const MIN: Reduce = Reduce { op_type: "Min", kind: Kind::Min };
     const PROD: Reduce = Reduce { op_type: "Prod", kind: Kind::Prod };
+    const ALL: Reduce = Reduce { op_type: "All", kind: Kind::All };
+    const ANY: Reduce = Reduce { op_type: "Any", kind: Kind::Any };
 }
 
 /// The partial output shape of reducing `x` over constant `axes`.
@@ -76,6 +98,21 @@ fn max<T: Num>(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
     reduce::<T>(x, axes, keep, T::MIN, |a, b| if b > a || b.partial_cmp(&b).is_none() { b } else { a })
 }
 
+/// The smallest value; NaN wins; the dtype's largest value over nothing.
+fn min<T: Num>(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
+    reduce::<T>(x, axes, keep, T::MAX, |a, b| if b < a || b.partial_cmp(&b).is_none() { b } else { a })
+}
+
+/// Logical and (`All`) over the axes; true over nothing.
+fn all(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
+    reduce::<bool>(x, axes, keep, true, |a, b| a && b)
+}
+
+/// Logical or (`Any`) over the axes; false over nothing.
+fn any(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
+    reduce::<bool>(x, axes, keep, false, |a, b| a || b)
+}
+
 /// The sum divided by the number of reduced elements (integers truncate).
 fn mean<T: Num>(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
     let s = reduce::<T>(x, axes, keep, T::ZERO, |a, b| a + b)?;
@@ -90,12 +127,18 @@ impl RegisteredOp for Reduce {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(2)?;
-        let t = if self.kind == Kind::Prod {
-            let t = ctx.check_dtype(0, NUMBERS)?;
-            ctx.check_dtype(1, INTS)?;
-            t
-        } else {
-            ctx.dtype(0)
+        let t = match self.kind {
+            Kind::Prod => {
+                let t = ctx.check_dtype(0, NUMBERS)?;
+                ctx.check_dtype(1, INTS)?;
+                t
+            }
+            Kind::All | Kind::Any => {
+                let t = ctx.check_dtype(0, &[DType::Bool])?;
+                ctx.check_dtype(1, INTS)?;
+                t
+            }
+            _ => ctx.dtype(0),
         };
         let keep = ctx.node.attr_bool_or("keep_dims", false)?;
         Ok(vec![(t, infer_reduced(ctx.shape(0), ctx.const_input(1), keep)?)])
@@ -103,20 +146,22 @@ impl RegisteredOp for Reduce {
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let keep_dims = node.attr_bool_or("keep_dims", false)?;
         let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
-        let f = crate::dispatch_numeric!(t, self.op_type, T => match self.kind {
-            Kind::Sum => sum::<T> as ReduceFn,
-            Kind::Mean => mean::<T>,
-            Kind::Max => max::<T>,
-            Kind::Prod => prod::<T>,
-        });
+        let f = match self.kind {
+            Kind::All => all as ReduceFn,
+            Kind::Any => any,
+            kind => crate::dispatch_numeric!(t, self.op_type, T => match kind {
+                Kind::Sum => sum::<T> as ReduceFn,
+                Kind::Mean => mean::<T>,
+                Kind::Max => max::<T>,
+                Kind::Min => min::<T>,
+                _ => prod::<T>,
+            }),
+        };
         Ok(Box::new(ReduceKernel { f, keep_dims }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
-        if self.kind == Kind::Prod {
-            return Err(Error::unimplemented(format!(
-                "the gradient of Prod ('{}') needs Cumprod, which tensorgraph does not have yet",
-                ctx.node.name
-            )));
+        if matches!(self.kind, Kind::All | Kind::Any) {
+            return Ok(vec![None, None]);
         }
         let s = ctx.scope;
         let x = &ctx.inputs[0];
@@ -147,17 +192,20 @@ impl RegisteredOp for Reduce {
             )));
         }
         let g_kept = if keep { g } else { reshape_to(s, &g, &kept)? };
+        if self.kind == Kind::Prod {
+            return Ok(vec![Some(prod_grad(s, x, &g_kept, &axes, dims.len())?), None]);
+        }
         let ones = ones_like(s, x)?;
         let tiled = mul(&s.named("Tile"), &g_kept, &ones)?;
         let out = match self.kind {
-            Kind::Sum | Kind::Prod => tiled,
+            Kind::Sum | Kind::Prod | Kind::All | Kind::Any => tiled,
             Kind::Mean => {
                 let n_in = cast(s, &size(s, x)?, x.dtype())?;
                 let n_out = cast(&s.named("Cast_1"), &size(&s.named("Size_1"), &ctx.outputs[0])?, x.dtype())?;
                 let factor = div(s, &n_in, &n_out)?;
                 div(&s.named("truediv_1"), &tiled, &factor)?
             }
-            Kind::Max => {
+            Kind::Max | Kind::Min => {
                 let y = &ctx.outputs[0];
                 let y_kept = if keep { y.clone() } else { reshape_to(&s.named("Reshape_1"), y, &kept)? };
                 let eq = equal(s, x, &y_kept)?;
@@ -168,6 +216,34 @@ impl RegisteredOp for Reduce {
         };
         Ok(vec![Some(out), None])
     }
+}
+
+/// TensorFlow's `_ProdGrad` for constant axes `axes` of an input of rank `rank`, from the
+/// gradient `g` reshaped to the kept dimensions: the product of all other elements of
+/// each reduced group, as an exclusive cumulative product from each side (so zeros are
+/// handled), times the gradient broadcast to the input's shape.
+fn prod_grad(s: &Scope, x: &Output, g: &Output, axes: &[usize], rank: usize) -> Result<Output> {
+    let input_shape = shape(s, x)?;
+    let grad = broadcast_to(s, g, &input_shape)?;
+    let other: Vec<usize> = (0..rank).filter(|i| !axes.contains(i)).collect();
+    let perm: Vec<i64> = axes.iter().chain(&other).map(|&a| a as i64).collect();
+    let mut inverse = vec![0i64; rank];
+    for (i, &p) in perm.iter().enumerate() {
+        inverse[p as usize] = i as i64;
+    }
+    let ints = |v: &[usize]| Tensor::vector(v.iter().map(|&a| a as i32).collect::<Vec<_>>());
+    let reduced_idx = constant(&s.named("reduced"), ints(axes))?;
+    let other_idx = constant(&s.named("other"), ints(&other))?;
+    let reduced_num = reduce_prod(s, &gather(s, &input_shape, &reduced_idx, 0)?, Some(&[0]), false)?;
+    let other_num = reduce_prod(s, &gather(s, &input_shape, &other_idx, 0)?, Some(&[0]), false)?;
+    let permuted = transpose(s, x, &perm)?;
+    let permuted_shape = shape(s, &permuted)?;
+    let reshaped = reshape(s, &permuted, &stack(s, &[reduced_num, other_num], 0)?)?;
+    let left = cumprod(s, &reshaped, 0, true, false)?;
+    let right = cumprod(s, &reshaped, 0, true, true)?;
+    let y = reshape(s, &mul(s, &left, &right)?, &permuted_shape)?;
+    let out = mul(s, &grad, &transpose(s, &y, &inverse)?)?;
+    reshape(s, &out, &input_shape)
 }
 
 /// A prepared [`Reduce`]: its typed kernel function and `keep_dims`.
@@ -232,10 +308,41 @@ pub fn reduce_max(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool) 
     reduction(s, "Max", "Max", x, axes, keep_dims)
 }
 
+/// `tf.reduce_min(x, axes, keep_dims)`: op `Min`, default name `Min`; as [`reduce_sum`]
+/// (NaN wins; over an empty tensor, the dtype's largest value).
+pub fn reduce_min(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool) -> Result<Output> {
+    reduction(s, "Min", "Min", x, axes, keep_dims)
+}
+
+/// `tf.reduce_all(x, axes, keep_dims)`: op `All` (attrs `Tidx = int32`, `keep_dims`),
+/// default name `All`; logical and of a bool tensor over `axes` (`None`: all). Errors:
+/// `InvalidArgument` for a non-bool input or an axis out of range.
+pub fn reduce_all(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool) -> Result<Output> {
+    bool_reduction(s, "All", x, axes, keep_dims)
+}
+
+/// `tf.reduce_any(x, axes, keep_dims)`: op `Any`, default name `Any`; logical or. As
+/// [`reduce_all`].
+pub fn reduce_any(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool) -> Result<Output> {
+    bool_reduction(s, "Any", x, axes, keep_dims)
+}
+
+/// `All` / `Any` with constant axes (they have no `T` attr).
+fn bool_reduction(s: &Scope, op_type: &str, x: &Output, axes: Option<&[i32]>, keep_dims: bool) -> Result<Output> {
+    let axes: Vec<i32> = match axes {
+        Some(a) => a.to_vec(),
+        None => (0..x.shape().rank().unwrap_or(0) as i32).collect(),
+    };
+    let (op, inner) = s.op_scope(op_type);
+    let idx = constant(&inner.named("reduction_indices"), Tensor::vector(axes))?;
+    op.op(op_type, op_type).input(x).input(&idx).attr("Tidx", DType::Int32).attr("keep_dims", keep_dims).build_output()
+}
+
 /// `tf.reduce_prod(x, axes, keep_dims)`: op `Prod` (attrs `T`, `Tidx = int32`,
 /// `keep_dims`), default name `Prod`, axes const `Prod/reduction_indices`; `axes = None`
 /// reduces all (needs a known rank). float32/float64/int32/int64. Errors:
-/// `InvalidArgument` for an axis out of range. No gradient (`Unimplemented`).
+/// `InvalidArgument` for an axis out of range. Gradient: TensorFlow's `_ProdGrad`
+/// (constant axes, known rank).
 pub fn reduce_prod(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool) -> Result<Output> {
     reduction(s, "Prod", "Prod", x, axes, keep_dims)
 }
@@ -246,14 +353,18 @@ pub fn reduce_prod(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool)
 /// empty dimension (when run).
 pub struct ArgMax;
 
+/// `ArgMin(input, dimension)`: the index of the smallest value along one axis (the first
+/// on ties); as [`ArgMax`].
+pub struct ArgMin;
+
 /// ArgMax's `output_type` attr: int64 when absent.
 fn output_type(node: &Node) -> Result<DType> {
     match node.attrs.get("output_type") {
         None => Ok(DType::Int64),
         Some(AttrValue::Type(t @ (DType::Int32 | DType::Int64))) => Ok(*t),
         Some(v) => Err(Error::invalid_argument(format!(
-            "attr output_type of '{}' (ArgMax) must be int32 or int64, got {v:?}",
-            node.name
+            "attr output_type of '{}' ({}) must be int32 or int64, got {v:?}",
+            node.name, node.op_type
         ))),
     }
 }
@@ -267,13 +378,26 @@ impl RegisteredOp for ArgMax {
         Ok(vec![(output_type(ctx.node)?, infer_reduced(ctx.shape(0), ctx.const_input(1), false)?)])
     }
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
-        Ok(Box::new(ArgMaxKernel { output: output_type(node)? }))
+        Ok(Box::new(ArgMaxKernel { output: output_type(node)?, min: false }))
     }
 }
 
-/// A prepared `ArgMax`: its output dtype.
+impl RegisteredOp for ArgMin {
+    fn op_type(&self) -> &'static str {
+        "ArgMin"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ArgMax.infer(ctx)
+    }
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(ArgMaxKernel { output: output_type(node)?, min: true }))
+    }
+}
+
+/// A prepared `ArgMax` / `ArgMin` (`min`): its output dtype.
 struct ArgMaxKernel {
     output: DType,
+    min: bool,
 }
 
 impl Kernel for ArgMaxKernel {
@@ -281,21 +405,22 @@ impl Kernel for ArgMaxKernel {
         let x = ctx.input(0);
         let axes = normalize_axes(&int_values(ctx.input(1))?, x.rank())?;
         let [axis] = axes[..] else {
-            return Err(Error::invalid_argument("ArgMax takes exactly one axis"));
+            return Err(Error::invalid_argument(format!("{} takes exactly one axis", ctx.op_type())));
         };
         let v = x.to_f64_vec()?;
         let sh = x.shape();
         let (outer, n, inner) =
             (sh[..axis].iter().product::<usize>(), sh[axis], sh[axis + 1..].iter().product::<usize>());
         if n == 0 {
-            return Err(Error::invalid_argument("ArgMax of an empty dimension"));
+            return Err(Error::invalid_argument(format!("{} of an empty dimension", ctx.op_type())));
         }
         let mut idx = Vec::with_capacity(outer * inner);
         for o in 0..outer {
             for i in 0..inner {
                 let mut best = 0;
                 for j in 1..n {
-                    if v[(o * n + j) * inner + i] > v[(o * n + best) * inner + i] {
+                    let (a, b) = (v[(o * n + j) * inner + i], v[(o * n + best) * inner + i]);
+                    if (self.min && a < b) || (!self.min && a > b) {
                         best = j;
                     }
                 }
@@ -313,6 +438,20 @@ pub fn argmax(s: &Scope, x: &Output, axis: i32) -> Result<Output> {
     let (op, inner) = s.op_scope("ArgMax");
     let dim = constant(&inner.named("dimension"), Tensor::scalar(axis))?;
     op.op("ArgMax", "ArgMax")
+        .input(x)
+        .input(&dim)
+        .attr("T", x.dtype())
+        .attr("Tidx", DType::Int32)
+        .attr("output_type", DType::Int64)
+        .build_output()
+}
+
+/// `tf.argmin(x, axis)`: op `ArgMin` (attrs `T`, `Tidx = int32`, `output_type = int64`),
+/// default name `ArgMin`, axis const `ArgMin/dimension`; as [`argmax`].
+pub fn argmin(s: &Scope, x: &Output, axis: i32) -> Result<Output> {
+    let (op, inner) = s.op_scope("ArgMin");
+    let dim = constant(&inner.named("dimension"), Tensor::scalar(axis))?;
+    op.op("ArgMin", "ArgMin")
         .input(x)
         .input(&dim)
         .attr("T", x.dtype())
