@@ -24,6 +24,8 @@ pub trait Num:
     const MAX: Self;
     /// Converts from f64 (truncating for integers).
     fn from_f64(v: f64) -> Self;
+    /// Converts to f64.
+    fn to_f64(self) -> f64;
 }
 
 macro_rules! num {
@@ -36,6 +38,9 @@ macro_rules! num {
             fn from_f64(v: f64) -> Self {
                 v as $t
             }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
         }
     };
 }
@@ -46,6 +51,8 @@ num!(i64, i64::MIN, i64::MAX);
 
 /// A floating-point element type (f32, f64).
 pub trait Float: Num + std::ops::Neg<Output = Self> {
+    /// Square root.
+    fn sqrt(self) -> Self;
     /// e^x.
     fn exp(self) -> Self;
     /// Natural logarithm.
@@ -55,6 +62,9 @@ pub trait Float: Num + std::ops::Neg<Output = Self> {
 macro_rules! float {
     ($t:ty) => {
         impl Float for $t {
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
             fn exp(self) -> Self {
                 <$t>::exp(self)
             }
