@@ -1,6 +1,7 @@
 //! Tensors: [`DType`], [`Shape`] and dense [`Tensor`] storage (the bottom layer).
 
 mod alloc;
+mod convert;
 mod dtype;
 mod shape;
 #[allow(clippy::module_inception)]
