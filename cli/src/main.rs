@@ -37,8 +37,9 @@ restores the variables through the meta graph's saver (a prefix, or a directory 
 whose extension names another format, is loaded as what it holds (with a note on stderr).
 Op types tensorgraph does not implement are listed, with advice, before anything runs.
 
---feed NAME=FILE.npy feeds a tensor (NAME or NAME:0) from a .npy file (C order; float16/32/64,
-int8-64, uint8-64, bool, bytes). --fetch NAME:0 fetches a tensor; a bare op name fetches its
+--feed NAME=FILE.npy feeds a tensor (NAME or NAME:0) from a .npy file (any dtype numpy and
+TensorFlow share, C or Fortran order, either byte order; float64 feeds float32 and int64
+feeds int32 when the values fit). --fetch NAME:0 fetches a tensor; a bare op name fetches its
 output 0, or runs the op when it has none (e.g. a train op).
 
 Text output: per fetch `NAME  DTYPE  [SHAPE]`, then the values (in full up to 12 elements,
