@@ -26,10 +26,8 @@ fn manifest_pairs(v: &serde_json::Value, prefix: &str) -> Vec<(String, String)> 
 }
 
 fn npy(path: PathBuf) -> (Vec<usize>, Vec<f32>) {
-    let bytes = std::fs::read(&path).unwrap();
-    let f = npyz::NpyFile::new(&bytes[..]).unwrap();
-    let shape = f.shape().iter().map(|&d| d as usize).collect();
-    (shape, f.into_vec::<f32>().unwrap())
+    let t = Tensor::read_npy(&path).unwrap();
+    (t.shape().to_vec(), t.to_vec::<f32>().unwrap())
 }
 
 #[test]
