@@ -73,7 +73,7 @@ fn written_files_have_numpys_header() {
     let header = std::str::from_utf8(&bytes[10..10 + len]).unwrap();
     // npyz writes a trailing comma in the shape tuple, which Python (and np.load) accepts
     assert!(header.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3, ), }"), "{header}");
-    assert!(header.ends_with('\n') && (10 + len) % 16 == 0, "{header:?}");
+    assert!(header.ends_with('\n') && (10 + len).is_multiple_of(16), "{header:?}");
     assert_eq!(bytes.len(), 10 + len + 24);
     assert_eq!(&bytes[10 + len..10 + len + 4], &1.0f32.to_le_bytes());
     // strings: |S<longest>, NUL-padded
