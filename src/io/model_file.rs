@@ -344,7 +344,7 @@ fn probe(path: &Path) -> Result<Probed> {
             e.message
         ))),
         Sniffed::Damaged(Some(kind), e) => Err(Error::data_loss(format!(
-            "{shown} is damaged (truncated?): its fields are those of {}, but it does not decode as one ({}); {}",
+            "{shown} is damaged (truncated?) or not a model file: its fields are laid out as {}'s, but it does not decode as one ({}); {}",
             kind.describe(),
             e.message,
             match kind {
