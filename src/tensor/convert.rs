@@ -50,23 +50,6 @@ impl Tensor {
     }
 }
 
-impl DType {
-    /// True for the integer dtypes: int8 to int64 and uint8 to uint64 (not bool).
-    pub fn is_integer(self) -> bool {
-        matches!(
-            self,
-            DType::Int8
-                | DType::Int16
-                | DType::Int32
-                | DType::Int64
-                | DType::UInt8
-                | DType::UInt16
-                | DType::UInt32
-                | DType::UInt64
-        )
-    }
-}
-
 type Values<'a, T> = Box<dyn ExactSizeIterator<Item = T> + 'a>;
 
 /// The values of an integer tensor, exactly (every integer dtype fits in i128).
