@@ -45,7 +45,11 @@ impl fmt::Display for Code {
 ///
 /// An error caused by another (an I/O error from the file system) keeps it as its
 /// [`std::error::Error::source`]. Two errors are equal when code and message are.
-#[derive(Debug, Clone)]
+///
+/// `Debug` prints the same as `Display` (`{:#?}` shows the fields), so that
+/// `fn main() -> tensorgraph::Result<()>` reports a failure as `Error: NotFound: ...`
+/// with its line breaks intact rather than as an escaped struct.
+#[derive(Clone)]
 pub struct Error {
     /// The status code, following TensorFlow's.
     pub code: Code,
@@ -65,6 +69,20 @@ impl Eq for Error {}
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            f.debug_struct("Error")
+                .field("code", &self.code)
+                .field("message", &self.message)
+                .field("source", &self.source)
+                .finish()
+        } else {
+            fmt::Display::fmt(self, f)
+        }
     }
 }
 
@@ -147,5 +165,18 @@ mod tests {
         let src = e.source().expect("the io::Error is kept");
         assert_eq!(src.downcast_ref::<std::io::Error>().unwrap().kind(), std::io::ErrorKind::NotFound);
         assert!(Error::invalid_argument("x").source().is_none());
+    }
+
+    #[test]
+    fn debug_prints_like_display() {
+        // what `fn main() -> tensorgraph::Result<()>` prints after "Error: "
+        let e = Error::already_exists("Variable v already exists, disallowed.\n\nOriginally defined at: here");
+        assert_eq!(
+            format!("{e:?}"),
+            "AlreadyExists: Variable v already exists, disallowed.\n\nOriginally defined at: here"
+        );
+        assert_eq!(format!("{e:?}"), e.to_string());
+        let full = format!("{e:#?}");
+        assert!(full.starts_with("Error {\n    code: AlreadyExists,\n    message: \"Variable v"), "{full}");
     }
 }

@@ -93,14 +93,17 @@ pub fn fans(dims: &[usize]) -> (f64, f64) {
         1 => (dims[0] as f64, dims[0] as f64),
         2 => (dims[0] as f64, dims[1] as f64),
         n => {
-            let receptive: usize = dims[..n - 2].iter().product();
-            ((dims[n - 2] * receptive) as f64, (dims[n - 1] * receptive) as f64)
+            // in f64: a product of dimensions may not fit in usize
+            let receptive: f64 = dims[..n - 2].iter().map(|&d| d as f64).product();
+            (dims[n - 2] as f64 * receptive, dims[n - 1] as f64 * receptive)
         }
     }
 }
 
 impl Initializer {
-    /// The default initializer of `get_variable`: Glorot uniform for floats, zeros otherwise.
+    /// The default initializer of `get_variable`: Glorot uniform for floats, zeros otherwise
+    /// (integers, bool, and empty strings for string variables, as TensorFlow; `get_variable`
+    /// itself refuses a complex variable without an initializer, as TensorFlow does).
     pub fn default_for(dtype: DType) -> Initializer {
         if dtype.is_floating() {
             glorot_uniform()
@@ -109,16 +112,23 @@ impl Initializer {
         }
     }
 
-    /// Adds the ops making a value of `dims` and `dtype` under scope `s`.
-    /// Errors: `InvalidArgument` when a `Value` has another shape or dtype, or a random
-    /// initializer is asked for a non-float dtype.
+    /// Adds the ops making a value of `dims` and `dtype` under scope `s`. `Zeros` makes
+    /// every dtype's zero (false, empty strings).
+    ///
+    /// Errors: `InvalidArgument` when a `Value` has another shape or dtype, when `Ones` or
+    /// `Constant` is asked for a string or complex value, or a random initializer for a
+    /// non-float dtype; `ResourceExhausted` when the constant's memory cannot be had.
     pub fn build(&self, s: &Scope, dims: &[usize], dtype: DType) -> Result<Output> {
-        let n: usize = dims.iter().product();
         let fill = |name: &str, v: f64| -> Result<Output> {
-            ops::constant(&s.named(name), Tensor::from_f64(dtype, dims, &vec![v; n])?)
+            if matches!(dtype, DType::String | DType::Complex64 | DType::Complex128) {
+                return Err(Error::invalid_argument(format!(
+                    "Initializer::{self:?} makes numbers, not {dtype} values: give a {dtype} variable Initializer::Value (or Zeros)"
+                )));
+            }
+            ops::constant(&s.named(name), Tensor::filled(&Tensor::from_f64(dtype, &[], &[v])?, dims)?)
         };
         match self {
-            Initializer::Zeros => fill("zeros", 0.0),
+            Initializer::Zeros => ops::constant(&s.named("zeros"), Tensor::try_zeros(dtype, dims)?),
             Initializer::Ones => fill("ones", 1.0),
             Initializer::Constant(v) => fill("Const", *v),
             Initializer::Value(t) => {

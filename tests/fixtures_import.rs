@@ -9,10 +9,8 @@ use tensorgraph::io::graph_def::{read_graph_def_any, ImportGraphDefOptions};
 use tensorgraph::{Graph, Session, Tensor};
 
 fn npy_f32(name: &str) -> (Vec<usize>, Vec<f32>) {
-    let bytes = std::fs::read(fixtures().join("mlp").join(name)).unwrap();
-    let f = npyz::NpyFile::new(&bytes[..]).unwrap();
-    let shape = f.shape().iter().map(|&d| d as usize).collect();
-    (shape, f.into_vec::<f32>().unwrap())
+    let t = Tensor::read_npy(fixtures().join("mlp").join(name)).unwrap();
+    (t.shape().to_vec(), t.to_vec::<f32>().unwrap())
 }
 
 fn close(what: &str, got: &[f64], want: &[f64], rtol: f64, atol: f64) {
@@ -29,10 +27,7 @@ fn mlp_meta_graph_trains_like_tensorflow() {
     let sess = Session::new(&g).unwrap();
     saver.restore(&sess, fixtures().join("mlp/init.ckpt")).unwrap();
     let (shape, data) = npy_f32("data.npy");
-    let labels = {
-        let bytes = std::fs::read(fixtures().join("mlp/labels.npy")).unwrap();
-        npyz::NpyFile::new(&bytes[..]).unwrap().into_vec::<i64>().unwrap()
-    };
+    let labels = Tensor::read_npy(fixtures().join("mlp/labels.npy")).unwrap().to_vec::<i64>().unwrap();
     let (_, losses) = npy_f32("losses.npy");
     let x = g.tensor_by_name("x:0").unwrap();
     let y = g.tensor_by_name("y:0").unwrap();

@@ -25,10 +25,9 @@ fn manifest_ops(fixture: &str) -> Vec<(String, String)> {
 }
 
 fn read_npy_f32(path: std::path::PathBuf) -> Tensor {
-    let bytes = std::fs::read(&path).unwrap();
-    let npy = npyz::NpyFile::new(&bytes[..]).unwrap();
-    let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
-    Tensor::new(&shape, npy.into_vec::<f32>().unwrap()).unwrap()
+    let t = Tensor::read_npy(&path).unwrap();
+    assert_eq!(t.dtype(), tensorgraph::DType::Float, "{}", path.display());
+    t
 }
 
 /// The seed004 graph built here: v1, v2, v3, add, add_1 (values 1, 2, 3).

@@ -26,10 +26,8 @@ fn manifest_pairs(v: &serde_json::Value, prefix: &str) -> Vec<(String, String)> 
 }
 
 fn npy(path: PathBuf) -> (Vec<usize>, Vec<f32>) {
-    let bytes = std::fs::read(&path).unwrap();
-    let f = npyz::NpyFile::new(&bytes[..]).unwrap();
-    let shape = f.shape().iter().map(|&d| d as usize).collect();
-    (shape, f.into_vec::<f32>().unwrap())
+    let t = Tensor::read_npy(&path).unwrap();
+    (t.shape().to_vec(), t.to_vec::<f32>().unwrap())
 }
 
 #[test]
@@ -355,4 +353,26 @@ fn names_prefixes_and_colocation_are_checked_as_tensorflow_does() {
     g.tensor_by_name("import/a:0").unwrap();
     assert_eq!(import_graph_def(&g, &unknown, &ImportGraphDefOptions::new()).unwrap_err().code, Code::Unimplemented);
     assert_eq!(import_graph_def(&g, &one("a"), &ImportGraphDefOptions::new()).unwrap().prefix, "import_1");
+}
+
+/// A name looked up without the prefix an import added says which names exist under it.
+#[test]
+fn a_lookup_missing_the_import_prefix_names_the_prefixed_tensor() {
+    let g = Graph::new();
+    import_graph_def(&g, &frozen("cnn_frozen"), &ImportGraphDefOptions::new()).unwrap();
+    assert_eq!(g.tensor_by_name("import/probs:0").unwrap().name(), "import/probs:0");
+    let e = g.tensor_by_name("probs:0").unwrap_err();
+    assert_eq!(e.code, Code::NotFound);
+    assert_eq!(
+        e.message,
+        "The name 'probs:0' refers to a Tensor which does not exist. The operation, 'probs', does not exist in the graph; did you mean 'import/probs:0'? (import_graph_def puts a GraphDef's names under the prefix 'import/' unless ImportGraphDefOptions gives another)."
+    );
+    let e = g.operation_by_name("pool1").unwrap_err();
+    assert_eq!(e.code, Code::NotFound);
+    assert!(e.message.ends_with("not in the graph; did you mean 'import/pool1'? (import_graph_def puts a GraphDef's names under the prefix 'import/' unless ImportGraphDefOptions gives another)"), "{e}");
+    // several candidates are listed; none, no hint
+    let e = g.tensor_by_name("Relu:0").unwrap_err();
+    assert!(e.message.contains("did you mean one of 'import/conv1/Relu:0', 'import/conv2/Relu:0'?"), "{e}");
+    let e = g.tensor_by_name("nothing:0").unwrap_err();
+    assert!(e.message.ends_with("The operation, 'nothing', does not exist in the graph."), "{e}");
 }

@@ -224,6 +224,20 @@ fn directories_missing_empty_and_damaged_files_are_clear_errors() {
     let cut = write(d, "cut.meta", &meta[..meta.len() - 7]);
     let e = read_meta_graph(&cut).unwrap_err();
     named(&e, Code::DataLoss, &cut, "cannot parse a MetaGraphDef");
+    named(&e, Code::DataLoss, &cut, "its fields are laid out as a MetaGraphDef's, but it does not decode as one");
+    // a cut GraphDef named .meta given to import_meta_graph: said to be a GraphDef (its
+    // nodes are repeated field 1), with the GraphDef's decoding error and what reads it,
+    // not the MetaGraphDef decoder's complaint about MetaInfoDef.tensorflow_version
+    let cut_gd = write(d, "frozen.meta", &bytes[..bytes.len() - 10]);
+    let e = Graph::new().import_meta_graph(&cut_gd, &Default::default()).unwrap_err();
+    assert_eq!(
+        e.message,
+        format!(
+            "{} is damaged (truncated?) or not a model file: its fields are laid out as a binary GraphDef's, but it does not decode as one (cannot parse a GraphDef: failed to decode Protobuf message: GraphDef.node: buffer underflow); a GraphDef is read with read_graph_def_any and added to a graph with import_graph_def (not import_meta_graph)",
+            cut_gd.display()
+        )
+    );
+    assert_eq!(e.code, Code::DataLoss);
     // text that does not parse: line and column
     let bad = write(d, "bad", "node { name: 1 }\n");
     let e = detect(&bad).unwrap_err();

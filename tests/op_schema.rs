@@ -327,3 +327,62 @@ fn an_input_count_that_contradicts_its_count_attr_is_refused() {
     let v = Session::new(&g).unwrap().fetch(&[], &s).unwrap();
     assert_eq!(v.as_slice::<f32>().unwrap(), [2.0, 4.0, 6.0, 8.0]);
 }
+
+/// TensorFlow's `DataTypeString` of a dtype (`float`, `half`, `int32`), as its attr
+/// errors name them.
+fn tf_type_name(d: DType) -> String {
+    tensorgraph::format::proto::data_type_name(dtype_to_proto(d)).trim_start_matches("DT_").to_ascii_lowercase()
+}
+
+/// Every registered op refuses, when built, a dtype outside its schema's allowed types,
+/// for every type attr that has allowed values, with TensorFlow's words
+/// (`ValidateNodeDef`'s "Value for attr 'T' of bool is not in the list of allowed
+/// values: ..."). The op builders therefore never make a node TensorFlow would refuse.
+#[test]
+fn every_op_refuses_a_disallowed_dtype_when_built() {
+    let mut checked = 0;
+    for op_type in ops::registered_op_types() {
+        let def = schema::op_def(op_type).unwrap();
+        for attr in &def.attr {
+            if attr.r#type != "type" && attr.r#type != "list(type)" {
+                continue;
+            }
+            let Some(AttrValueKind::List(allowed)) = attr.allowed_values.as_ref().and_then(|a| a.value.as_ref()) else {
+                continue;
+            };
+            let Some(bad) =
+                DType::ALL_WITH_GRAPH_ONLY.into_iter().find(|&d| !allowed.r#type.contains(&dtype_to_proto(d)))
+            else {
+                continue;
+            };
+            let value = if attr.r#type == "type" { AttrValue::Type(bad) } else { AttrValue::ListType(vec![bad]) };
+            let g = Graph::new();
+            let e = g.scope().op(op_type, "n").attr(&attr.name, value).build().unwrap_err();
+            assert_eq!(e.code, Code::InvalidArgument, "{op_type}.{}: {e}", attr.name);
+            let names: Vec<String> = allowed
+                .r#type
+                .iter()
+                .map(|&t| tensorgraph::format::proto::data_type_name(t).trim_start_matches("DT_").to_ascii_lowercase())
+                .collect();
+            let want = format!(
+                "Value for attr '{}' of {} is not in the list of allowed values: {}; NodeDef: {{{{node n}}}}; {}",
+                attr.name,
+                tf_type_name(bad),
+                names.join(", "),
+                schema::summarize_op_def(def)
+            );
+            assert_eq!(e.message, want, "{op_type}.{}", attr.name);
+            assert_eq!(g.num_ops(), 0, "{op_type}: nothing is added");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 80, "only {checked} type attrs with allowed values");
+    // TensorFlow 2.21's own text for one of them (from tf.import_graph_def), less its "\n\t"
+    let g = Graph::new();
+    let a = ops::placeholder(&g.scope().named("a"), DType::Bool, Shape::unknown()).unwrap();
+    let e = g.scope().op("Reciprocal", "r").input(&a).attr("T", DType::Bool).build().unwrap_err();
+    assert_eq!(
+        e.message,
+        "Value for attr 'T' of bool is not in the list of allowed values: bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128; NodeDef: {{node r}}; Op<name=Reciprocal; signature=x:T -> y:T; attr=T:type,allowed=[DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_COMPLEX64, DT_COMPLEX128]>"
+    );
+}

@@ -374,24 +374,11 @@ fn pooling_gradients() {
 
 // ---------------------------------------------------------------- cnn_frozen fixture
 
-/// Reads a little-endian float32 C-order `.npy` file.
+/// Reads a float32 `.npy` file.
 fn read_npy_f32(path: &std::path::Path) -> Tensor {
-    let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert_eq!(&b[..6], b"\x93NUMPY", "{}", path.display());
-    let (hlen, start) = if b[6] == 1 {
-        (u16::from_le_bytes([b[8], b[9]]) as usize, 10)
-    } else {
-        (u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize, 12)
-    };
-    let header = std::str::from_utf8(&b[start..start + hlen]).unwrap();
-    assert!(header.contains("'descr': '<f4'") && header.contains("'fortran_order': False"), "{header}");
-    let sh = &header[header.find("'shape': (").unwrap() + 10..];
-    let sh = &sh[..sh.find(')').unwrap()];
-    let shape: Vec<usize> =
-        sh.split(',').map(str::trim).filter(|t| !t.is_empty()).map(|t| t.parse().unwrap()).collect();
-    let data: Vec<f32> =
-        b[start + hlen..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    Tensor::new(&shape, data).unwrap()
+    let t = Tensor::read_npy(path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(t.dtype(), tensorgraph::DType::Float, "{}", path.display());
+    t
 }
 
 /// rtol 1e-4, atol 1e-5.

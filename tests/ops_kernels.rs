@@ -52,10 +52,11 @@ fn unary_integer_kernels_and_errors() {
     let x = c(&g, &[3], vec![-3i32, 0, 5]);
     assert_eq!(run(&g, &ops::neg(&s, &x).unwrap()).to_vec::<i32>().unwrap(), vec![3, 0, -5]);
     assert_eq!(run(&g, &ops::square(&s, &x).unwrap()).to_vec::<i32>().unwrap(), vec![9, 0, 25]);
+    // TensorFlow registers no integer Reciprocal kernel: refused when built, naming op and dtype
     let x64 = c(&g, &[3], vec![1i64, -1, 2]);
-    assert_eq!(run(&g, &ops::reciprocal(&s, &x64).unwrap()).to_vec::<i64>().unwrap(), vec![1, -1, 0]);
-    let e = run_err(&g, &ops::reciprocal(&s, &x).unwrap());
+    let e = ops::reciprocal(&s, &x64).unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument, "{e}");
+    assert!(e.message.contains("Reciprocal") && e.message.contains("int64"), "{e}");
     // float-only ops reject integers when the graph is built, naming the op
     let e = ops::sqrt(&s, &x).unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument);
@@ -253,16 +254,22 @@ fn bias_add_values_and_errors() {
 fn binary_kernels_by_dtype_and_integer_division() {
     let g = Graph::new();
     let s = g.scope();
-    // integers wrap and truncate; MIN / -1 wraps instead of panicking
+    // integers wrap; MIN // -1 wraps instead of panicking
     let x = c(&g, &[3], vec![i32::MAX, -7, i32::MIN]);
     let y = c(&g, &[3], vec![1i32, 2, -1]);
     assert_eq!(run(&g, &ops::add(&s, &x, &y).unwrap()).to_vec::<i32>().unwrap(), vec![i32::MIN, -5, i32::MAX]);
-    assert_eq!(run(&g, &ops::div(&s, &x, &y).unwrap()).to_vec::<i32>().unwrap(), vec![i32::MAX, -3, i32::MIN]);
+    assert_eq!(run(&g, &ops::floor_div(&s, &x, &y).unwrap()).to_vec::<i32>().unwrap(), vec![i32::MAX, -4, i32::MIN]);
+    // truediv of int32 is float64, as tf.truediv: no overflow, no truncation
+    let q = run(&g, &ops::div(&s, &x, &y).unwrap());
+    assert_eq!(q.to_vec::<f64>().unwrap(), vec![2147483647.0, -3.5, 2147483648.0]);
     // an integer divisor holding 0 is refused, naming the op and both shapes
     let z = c(&g, &[], vec![0i32]);
-    let e = run_err(&g, &ops::div(&s, &x, &z).unwrap());
+    let e = run_err(&g, &ops::floor_div(&s, &x, &z).unwrap());
     assert_eq!(e.code, Code::InvalidArgument);
-    assert!(e.message.contains("Integer division by zero in RealDiv of [3] by []"), "{e}");
+    assert!(e.message.contains("Integer division by zero in FloorDiv of [3] by []"), "{e}");
+    // ... while truediv divides floats: inf and -inf
+    let q = run(&g, &ops::div(&s, &x, &z).unwrap()).to_vec::<f64>().unwrap();
+    assert_eq!(q, vec![f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY]);
     // bool Equal; AddV2 on a dtype without a kernel builds and is refused when run
     let b = c(&g, &[2], vec![true, false]);
     let eq = ops::equal(&s, &b, &c(&g, &[], vec![true])).unwrap();
@@ -274,4 +281,65 @@ fn binary_kernels_by_dtype_and_integer_division() {
     assert!(e.message.contains("u8_add") && e.message.contains("AddV2 has no kernel for dtype uint8"), "{e}");
     // comparisons refuse such dtypes when the graph is built
     assert_eq!(ops::greater(&s, &u, &u).unwrap_err().code, Code::InvalidArgument);
+}
+
+/// `tf.truediv` casts integers to floats before `RealDiv` (TensorFlow 2.21: `truediv` of
+/// int8/int16/uint8/uint16 is float32, of int32/int64/uint32/uint64 float64, with ops
+/// `truediv/Cast`, `truediv/Cast_1`, `truediv`), and TensorFlow has no integer `RealDiv`.
+#[test]
+fn truediv_casts_integers_as_tensorflow() {
+    let g = Graph::new();
+    let s = g.scope();
+    let x = c(&g, &[2], vec![7i32, -7]);
+    let y = c(&g, &[2], vec![2i32, 2]);
+    let q = ops::div(&s, &x, &y).unwrap();
+    assert_eq!(q.name(), "truediv:0");
+    assert_eq!(q.dtype(), DType::Double);
+    assert_eq!(run(&g, &q).to_vec::<f64>().unwrap(), vec![3.5, -3.5]);
+    let node = q.op().node();
+    assert_eq!(node.op_type, "RealDiv");
+    let casts = ["truediv/Cast", "truediv/Cast_1"].map(|n| g.operation_by_name(n).unwrap());
+    assert_eq!(node.inputs, vec![(casts[0].id(), 0), (casts[1].id(), 0)]);
+    for cast in &casts {
+        assert_eq!(cast.op_type(), "Cast");
+        assert_eq!(cast.output(0).unwrap().dtype(), DType::Double);
+    }
+    // the small integers go to float32; the wide ones to float64
+    let want = [
+        (DType::Int8, DType::Float),
+        (DType::Int16, DType::Float),
+        (DType::UInt8, DType::Float),
+        (DType::UInt16, DType::Float),
+        (DType::Int32, DType::Double),
+        (DType::Int64, DType::Double),
+        (DType::UInt32, DType::Double),
+        (DType::UInt64, DType::Double),
+        (DType::Float, DType::Float),
+        (DType::Double, DType::Double),
+    ];
+    for (t, out) in want {
+        let a = ops::constant(&s, Tensor::from_f64(t, &[2], &[7.0, 1.0]).unwrap()).unwrap();
+        let b = ops::constant(&s, Tensor::from_f64(t, &[2], &[2.0, 2.0]).unwrap()).unwrap();
+        let q = ops::div(&s, &a, &b).unwrap();
+        assert_eq!(q.dtype(), out, "{t}");
+        assert_eq!(run(&g, &q).to_f64_vec().unwrap(), vec![3.5, 0.5], "{t}");
+    }
+    // dtypes must match (TensorFlow's words), and bool is not a RealDiv type
+    let f = c(&g, &[2], vec![1.0f32, 2.0]);
+    let e = ops::div(&s, &x, &f).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.starts_with("`x` and `y` must have the same dtype, got int32 != float32"), "{e}");
+    let b = c(&g, &[1], vec![true]);
+    let e = ops::div(&s, &b, &b).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(
+        e.message.starts_with("Value for attr 'T' of bool is not in the list of allowed values: bfloat16, half"),
+        "{e}"
+    );
+    // an integer RealDiv (as an imported graph may hold) builds, as in TensorFlow, but
+    // has no kernel here either
+    let raw = s.op("RealDiv", "raw").input(&x).input(&y).attr("T", DType::Int32).build_output().unwrap();
+    let e = run_err(&g, &raw);
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.contains("RealDiv has no kernel for dtype int32"), "{e}");
 }

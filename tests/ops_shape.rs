@@ -722,3 +722,19 @@ fn slice_indices_outside_int32_are_int64_and_a_placeholder_begin_gives_the_rank(
             .unwrap();
     assert_eq!(z.shape(), tensorgraph::Shape::partial(&[None, Some(2)]));
 }
+
+/// ZerosLike has a zero for every dtype, strings and bool included (TensorFlow registers
+/// its string kernel); OnesLike makes numbers.
+#[test]
+fn zeros_like_and_ones_like_every_dtype() {
+    let g = Graph::new();
+    let s = g.scope();
+    let strs = ops::constant(&s, Tensor::strings(&[2], vec![b"a".to_vec(), b"bc".to_vec()]).unwrap()).unwrap();
+    let z = run(&ops::zeros_like(&s, &strs).unwrap());
+    assert_eq!(z, Tensor::strings(&[2], vec![vec![], vec![]]).unwrap());
+    let b = c(&s, &[3], vec![true, false, true]);
+    assert_eq!(run(&ops::zeros_like(&s, &b).unwrap()).to_vec::<bool>().unwrap(), vec![false; 3]);
+    let x = c(&s, &[2, 1], vec![3i64, -4]);
+    assert_eq!(run(&ops::zeros_like(&s, &x).unwrap()).to_vec::<i64>().unwrap(), vec![0, 0]);
+    assert_eq!(run(&ops::ones_like(&s, &x).unwrap()).to_vec::<i64>().unwrap(), vec![1, 1]);
+}

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use tensorgraph::format::checkpoint::meta_graph_path;
 use tensorgraph::format::proto::MetaGraphDef;
-use tensorgraph::graph::CollectionItem;
+use tensorgraph::graph::CollectionValue;
 use tensorgraph::io::meta_graph::{read_meta_graph, ImportMetaGraphOptions};
 use tensorgraph::train::Saver;
 use tensorgraph::{Code, Graph, Session};
@@ -175,8 +175,8 @@ fn an_imported_saver_saves_through_the_imported_ops() {
 #[test]
 fn a_graph_that_cannot_be_exported_fails_before_any_file_is_written() {
     let (g, sess) = seed004_session();
-    g.add_to_collection("mixed", CollectionItem::Int(1));
-    g.add_to_collection("mixed", CollectionItem::Float(2.0));
+    g.add_to_collection("mixed", CollectionValue::Int(1)).unwrap();
+    g.add_to_collection("mixed", CollectionValue::Float(2.0)).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let e = Saver::new(&g).unwrap().save(&sess, tmp.path().join("model.ckpt")).unwrap_err();
     assert_eq!(e.to_string(), "InvalidArgument: collection 'mixed' mixes kinds of items and cannot be exported");

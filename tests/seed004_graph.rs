@@ -57,10 +57,16 @@ fn runs_to_manifest_values() {
     // feeding an intermediate tensor replaces its value
     let out = sess.run(&[(&add, Tensor::new(&[1], vec![10.0f32]).unwrap())], &[&add_1], &[]).unwrap();
     assert_eq!(out[0].to_vec::<f32>().unwrap(), vec![13.0]);
+    // a float64 value is converted to the tensor's float32, as TensorFlow's feed_dict does
+    let out = sess.run(&[(&add, Tensor::new(&[1], vec![1.0f64]).unwrap())], &[&add_1], &[]).unwrap();
+    assert_eq!(out[0].to_vec::<f32>().unwrap(), vec![4.0]);
     // wrong dtype and shape feeds name the tensor
-    let e = sess.run(&[(&add, Tensor::new(&[1], vec![1.0f64]).unwrap())], &[&add_1], &[]).unwrap_err();
+    let e = sess.run(&[(&add, Tensor::new(&[1], vec![true]).unwrap())], &[&add_1], &[]).unwrap_err();
     assert_eq!(e.code, tensorgraph::Code::InvalidArgument);
-    assert!(e.message.contains("add:0"), "{e}");
+    assert!(
+        e.message.starts_with("Cannot feed a tensor of dtype bool for Tensor add:0, which has dtype float32"),
+        "{e}"
+    );
     let e = sess.run(&[(&add, Tensor::new(&[2], vec![1.0f32, 2.0]).unwrap())], &[&add_1], &[]).unwrap_err();
     assert!(e.message.contains("Cannot feed value of shape [2] for Tensor add:0, which has shape [1]"), "{e}");
     let ten = || Tensor::new(&[1], vec![10.0f32]).unwrap();

@@ -269,3 +269,35 @@ fn variable_name_op_and_value_are_tensorflows() {
     assert_eq!(r.op().op_type(), "VarHandleOp");
     assert_eq!(r.value().name(), "ws/r/Read/ReadVariableOp:0");
 }
+
+/// get_variable without an initializer, as TensorFlow 2.21: string and bool variables
+/// start as zeros (`s/Initializer/zeros`: empty strings, false), a complex one needs an
+/// initializer; an initializer that cannot make the dtype names the variable.
+#[test]
+fn default_initializers_by_dtype_and_errors_naming_the_variable() {
+    let g = Graph::new();
+    let s = g.scope();
+    let st = s.get_variable("s", [2], DType::String, None).unwrap();
+    let b = s.get_variable("b", [2], DType::Bool, None).unwrap();
+    assert_eq!(g.operation_by_name("s/Initializer/zeros").unwrap().op_type(), "Const");
+    let sess = Session::new(&g).unwrap();
+    sess.run_targets(&[&s.global_variables_initializer().unwrap()]).unwrap();
+    assert_eq!(sess.fetch(&[], &st).unwrap(), Tensor::strings(&[2], vec![vec![], vec![]]).unwrap());
+    assert_eq!(sess.fetch(&[], &b).unwrap().to_vec::<bool>().unwrap(), vec![false, false]);
+
+    let e = s.get_variable("c", [2], DType::Complex64, None).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.starts_with("An initializer for variable c of complex64 is required"), "{e}");
+    let e = s.get_variable("t", [3], DType::String, init::ones()).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(
+        e.message.starts_with(
+            "initial value of variable t (string [3]): Initializer::Ones makes numbers, not string values"
+        ),
+        "{e}"
+    );
+    let e = s.get_variable("i", [3], DType::Int32, init::glorot_uniform()).unwrap_err();
+    assert!(e.message.starts_with("initial value of variable i (int32 [3]): "), "{e}");
+    // a failed variable leaves no trace: the names are free
+    assert!(g.operation_by_name("t").is_err() && g.operation_by_name("i").is_err());
+}

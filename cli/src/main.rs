@@ -45,8 +45,9 @@ Restoring: --trainable-only restores only the trainable variables (a checkpoint 
 without the optimizer's slots); --map CKPT_NAME=GRAPH_NAME restores graph variable
 GRAPH_NAME from checkpoint name CKPT_NAME (repeatable; old_scope/=new_scope/ maps a scope).
 
---feed NAME=FILE.npy feeds a tensor (NAME or NAME:0) from a .npy file (C order; float16/32/64,
-int8-64, uint8-64, bool, bytes). --fetch NAME:0 fetches a tensor; a bare op name fetches its
+--feed NAME=FILE.npy feeds a tensor (NAME or NAME:0) from a .npy file (any dtype numpy and
+TensorFlow share, C or Fortran order, either byte order; float64 feeds float32 and int64
+feeds int32 when the values fit). --fetch NAME:0 fetches a tensor; a bare op name fetches its
 output 0, or runs the op when it has none (e.g. a train op).
 
 Text output: per fetch `NAME  DTYPE  [SHAPE]`, then the values (in full up to 12 elements,

@@ -1,22 +1,21 @@
 //! `tensorgraph run MODEL [--ckpt PREFIX] --feed NAME=FILE.npy ... --fetch NAME:0 ...
 //! [--out DIR] [--json]`: loads a model (a frozen `.pb`, a `.pbtxt`, or a `.meta` restored
 //! from a checkpoint; a checkpoint given as MODEL runs its `PREFIX.meta` restored from it),
-//! feeds `.npy` files, runs the fetches once and prints them or writes them as `.npy` files.
-//! Also holds the `.npy` reading and writing shared by the CLI.
+//! feeds `.npy` files, runs the fetches once and prints them or writes them as `.npy` files
+//! (read and written by the library's `Tensor::read_npy` / `write_npy`).
 
 use crate::guard::{check_output, Input, Writes};
 use crate::inspect::{entry_json, resolve_checkpoint, tensor_json, values_text};
 use crate::model_info::{load_model, ModelKind};
 use crate::output::write_stdout;
 use crate::restore::{restore, RestoreFlags};
-use npyz::WriterBuilder;
 use serde_json::{json, Value};
-use std::io::{BufReader, BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use tensorgraph::format::checkpoint::meta_graph_path;
 use tensorgraph::io::model_file::checkpoint_form;
-use tensorgraph::tensor::{fmt_dims, Storage};
-use tensorgraph::{Code, Graph, Operation, Output, Session, Tensor};
+use tensorgraph::tensor::fmt_dims;
+use tensorgraph::{Code, DType, Graph, Operation, Output, Session, Tensor};
 
 /// Arguments of `tensorgraph run`.
 pub struct RunArgs {
@@ -40,83 +39,17 @@ pub struct RunArgs {
     pub restore: RestoreFlags,
 }
 
-/// Reads a `.npy` file (C order; float16/32/64, int8-64, uint8-64, bool, byte strings `|S`)
-/// as a tensor. Errors: a message naming the file.
+/// Reads a `.npy` file as a tensor ([`Tensor::read_npy`]). Errors: the library's message,
+/// naming the file.
 pub fn read_npy(path: &Path) -> Result<Tensor, String> {
-    let ctx = |e: &dyn std::fmt::Display| format!("cannot read {} as a .npy file: {e}", path.display());
-    let file = std::fs::File::open(path).map_err(|e| ctx(&e))?;
-    let npy = npyz::NpyFile::new(BufReader::new(file)).map_err(|e| ctx(&e))?;
-    if npy.order() == npyz::Order::Fortran && npy.shape().iter().filter(|&&d| d > 1).count() > 1 {
-        return Err(ctx(&"Fortran-order arrays are not supported; save with np.ascontiguousarray"));
-    }
-    let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
-    let type_str = match npy.dtype() {
-        npyz::DType::Plain(t) => t.to_string(),
-        other => return Err(ctx(&format!("structured dtype {:?} is not supported", other.descr()))),
-    };
-    let kind_size = type_str.get(1..).unwrap_or("");
-    let (kind, size) = kind_size.split_at(kind_size.len().min(1));
-    let size: usize = size.parse().unwrap_or(0);
-    let err = |e: std::io::Error| ctx(&e);
-    let storage = match (kind, size) {
-        ("f", 2) => Storage::F16(npy.into_vec().map_err(err)?),
-        ("f", 4) => Storage::F32(npy.into_vec().map_err(err)?),
-        ("f", 8) => Storage::F64(npy.into_vec().map_err(err)?),
-        ("i", 1) => Storage::I8(npy.into_vec().map_err(err)?),
-        ("i", 2) => Storage::I16(npy.into_vec().map_err(err)?),
-        ("i", 4) => Storage::I32(npy.into_vec().map_err(err)?),
-        ("i", 8) => Storage::I64(npy.into_vec().map_err(err)?),
-        ("u", 1) => Storage::U8(npy.into_vec().map_err(err)?),
-        ("u", 2) => Storage::U16(npy.into_vec().map_err(err)?),
-        ("u", 4) => Storage::U32(npy.into_vec().map_err(err)?),
-        ("u", 8) => Storage::U64(npy.into_vec().map_err(err)?),
-        ("b", 1) => Storage::Bool(npy.into_vec().map_err(err)?),
-        ("S", _) => Storage::Str(npy.into_vec::<Vec<u8>>().map_err(err)?),
-        _ => return Err(ctx(&format!("dtype '{type_str}' is not supported (numeric, bool or bytes arrays only)"))),
-    };
-    Tensor::from_storage(&shape, storage).map_err(|e| ctx(&e))
+    Tensor::read_npy(path).map_err(|e| e.to_string())
 }
 
-fn write_values<T: npyz::AutoSerialize + Copy>(path: &Path, shape: &[u64], v: &[T]) -> std::io::Result<()> {
-    let file = BufWriter::new(std::fs::File::create(path)?);
-    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(file).begin_nd()?;
-    w.extend(v.iter().copied())?;
-    w.finish()
-}
-
-/// Writes `t` as a `.npy` file (C order). Strings are written as `|S<max length>` (numpy
-/// drops their trailing NUL bytes); bfloat16 as float32 (numpy has no bfloat16).
-/// Errors: a message naming the file (complex dtypes are not supported).
+/// Writes `t` as a `.npy` file ([`Tensor::write_npy`]); bfloat16 as float32 (numpy has no
+/// bfloat16). Errors: the library's message, naming the file.
 pub fn write_npy(path: &Path, t: &Tensor) -> Result<(), String> {
-    let shape: Vec<u64> = t.shape().iter().map(|&d| d as u64).collect();
-    let r = match t.storage() {
-        Storage::F32(v) => write_values(path, &shape, v),
-        Storage::F64(v) => write_values(path, &shape, v),
-        Storage::F16(v) => write_values(path, &shape, v),
-        Storage::BF16(v) => write_values(path, &shape, &v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>()),
-        Storage::I8(v) => write_values(path, &shape, v),
-        Storage::I16(v) => write_values(path, &shape, v),
-        Storage::I32(v) => write_values(path, &shape, v),
-        Storage::I64(v) => write_values(path, &shape, v),
-        Storage::U8(v) => write_values(path, &shape, v),
-        Storage::U16(v) => write_values(path, &shape, v),
-        Storage::U32(v) => write_values(path, &shape, v),
-        Storage::U64(v) => write_values(path, &shape, v),
-        Storage::Bool(v) => write_values(path, &shape, v),
-        Storage::Str(v) => (|| {
-            let width = v.iter().map(Vec::len).max().unwrap_or(0).max(1);
-            let dtype = npyz::DType::Plain(format!("|S{width}").parse().map_err(std::io::Error::other)?);
-            let file = BufWriter::new(std::fs::File::create(path)?);
-            let mut w = npyz::WriteOptions::<[u8]>::new().dtype(dtype).shape(&shape).writer(file).begin_nd()?;
-            for s in v {
-                w.push(s.as_slice())?;
-            }
-            w.finish()
-        })(),
-        #[allow(unreachable_patterns)]
-        _ => return Err(format!("cannot write {}: {} tensors have no .npy writer here", path.display(), t.dtype())),
-    };
-    r.map_err(|e| format!("cannot write {}: {e}", path.display()))
+    let t = if t.dtype() == DType::BFloat16 { t.convert(DType::Float).map_err(|e| e.to_string())? } else { t.clone() };
+    t.write_npy(path).map_err(|e| e.to_string())
 }
 
 /// `probs:0` → `probs_0`, `output/logits:0` → `output_logits_0`: a file name for a tensor.

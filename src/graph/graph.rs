@@ -124,7 +124,8 @@ impl Graph {
     }
 
     /// The operation named `name` (`graph.get_operation_by_name`).
-    /// Errors: `NotFound` naming it; `InvalidArgument` when given a tensor name (`add:0`).
+    /// Errors: `NotFound` naming it (and the ops named `<prefix>/<name>`, as an import adds
+    /// them, when there are); `InvalidArgument` when given a tensor name (`add:0`).
     pub fn operation_by_name(&self, name: &str) -> Result<Operation> {
         if let Some(id) = self.read().node_id(name) {
             return Ok(Operation { graph: self.clone(), id });
@@ -136,12 +137,37 @@ impl Graph {
                 )));
             }
         }
-        Err(Error::not_found(format!("The name '{name}' refers to an Operation not in the graph")))
+        let hint = self.similar_names(name, "");
+        Err(Error::not_found(format!("The name '{name}' refers to an Operation not in the graph{hint}")))
+    }
+
+    /// `; did you mean 'import/probs:0'?` when ops whose name ends in `/<op>` exist (the
+    /// same op under a prefix, as `import_graph_def` adds one), with `suffix` (`:0`)
+    /// appended to each; empty when there are none.
+    fn similar_names(&self, op: &str, suffix: &str) -> String {
+        let tail = format!("/{op}");
+        let found: Vec<String> = self
+            .read()
+            .nodes
+            .iter()
+            .filter(|n| n.name.ends_with(&tail))
+            .take(4)
+            .map(|n| format!("'{}{suffix}'", n.name))
+            .collect();
+        match found.as_slice() {
+            [] => String::new(),
+            [one] if one.starts_with("'import/") => format!(
+                "; did you mean {one}? (import_graph_def puts a GraphDef's names under the prefix 'import/' unless ImportGraphDefOptions gives another)"
+            ),
+            [one] => format!("; did you mean {one}?"),
+            more => format!("; did you mean one of {}?", more.join(", ")),
+        }
     }
 
     /// The tensor named `op:index` (`graph.get_tensor_by_name`).
     /// Errors: `InvalidArgument` for a bare op name (write `"add:0"`), `NotFound` for a
-    /// missing op, `OutOfRange` for an index past the op's outputs.
+    /// missing op (suggesting `import/probs:0` for `probs:0` when an import put it under a
+    /// prefix), `OutOfRange` for an index past the op's outputs.
     pub fn tensor_by_name(&self, name: &str) -> Result<Output> {
         let Some((op, idx)) = name.rsplit_once(':') else {
             let hint = if self.read().node_id(name).is_some() {
@@ -156,9 +182,10 @@ impl Graph {
         let index: usize = idx.parse().map_err(|_| {
             Error::invalid_argument(format!("The name '{name}' has an output index '{idx}' that is not a number"))
         })?;
-        let id = self.read().node_id(op).ok_or_else(|| {
-            Error::not_found(format!("The name '{name}' refers to a Tensor which does not exist. The operation, '{op}', does not exist in the graph."))
-        })?;
+        let Some(id) = self.read().node_id(op) else {
+            let hint = self.similar_names(op, &format!(":{idx}"));
+            return Err(Error::not_found(format!("The name '{name}' refers to a Tensor which does not exist. The operation, '{op}', does not exist in the graph{hint}.")));
+        };
         Operation { graph: self.clone(), id }.output(index)
     }
 

@@ -359,9 +359,18 @@ fn probe(path: &Path) -> Result<Probed> {
             kind.describe().trim_start_matches("a "),
             e.message
         ))),
-        Sniffed::Damaged(e) => Err(Error::data_loss(format!(
+        Sniffed::Damaged(None, e) => Err(Error::data_loss(format!(
             "{shown} is damaged (truncated?) or not a model file: it reads as neither a GraphDef nor a MetaGraphDef ({})",
             e.message
+        ))),
+        Sniffed::Damaged(Some(kind), e) => Err(Error::data_loss(format!(
+            "{shown} is damaged (truncated?) or not a model file: its fields are laid out as {}'s, but it does not decode as one ({}); {}",
+            kind.describe(),
+            e.message,
+            match kind {
+                ModelFileKind::MetaGraph => "a meta graph is read with read_meta_graph or Graph::import_meta_graph",
+                _ => "a GraphDef is read with read_graph_def_any and added to a graph with import_graph_def (not import_meta_graph)",
+            }
         ))),
     }
 }
@@ -378,8 +387,10 @@ pub(crate) enum Sniffed {
     Blank,
     /// Text of this kind that does not parse.
     BadText(ModelFileKind, Error),
-    /// Binary that decodes as no model; the first decoder's error.
-    Damaged(Error),
+    /// Binary that decodes as no model: the kind its top-level fields suggest (see
+    /// [`binary_layout`]) and that kind's decoding error, or no kind and the first
+    /// decoder's error.
+    Damaged(Option<ModelFileKind>, Error),
 }
 
 /// Decodes `bytes` as the model `kind`; also says whether any field of it was found
@@ -440,6 +451,8 @@ pub(crate) fn sniff(bytes: &[u8], claimed: Option<ModelFileKind>) -> Sniffed {
         }
     }
     let mut first_err: Option<(ModelFileKind, Error)> = None;
+    // every binary kind's decoding error, for a damaged file whose layout names its kind
+    let mut errors: Vec<(ModelFileKind, Error)> = Vec::new();
     // what the extension names, when it decodes without any of its fields: used only
     // when no other kind fits and the bytes are not text
     let mut fallback: Option<(ModelFileKind, Model)> = None;
@@ -453,6 +466,7 @@ pub(crate) fn sniff(bytes: &[u8], claimed: Option<ModelFileKind>) -> Sniffed {
                 first_err.get_or_insert((kind, Error::data_loss(format!("no field of {} found", kind.describe()))));
             }
             Err(e) => {
+                errors.push((kind, e.clone()));
                 first_err.get_or_insert((kind, e));
             }
         }
@@ -462,8 +476,54 @@ pub(crate) fn sniff(bytes: &[u8], claimed: Option<ModelFileKind>) -> Sniffed {
     }
     match first_err {
         Some((kind, e)) if kind.is_text() => Sniffed::BadText(kind, e),
-        Some((_, e)) => Sniffed::Damaged(e),
-        None => Sniffed::Damaged(Error::data_loss("no model kind fits")),
+        Some((_, e)) => match binary_layout(bytes).and_then(|k| errors.into_iter().find(|(kind, _)| *kind == k)) {
+            // the claimed kind failed first, but the bytes are laid out as the other kind
+            Some((kind, e)) => Sniffed::Damaged(Some(kind), e),
+            None => Sniffed::Damaged(None, e),
+        },
+        None => Sniffed::Damaged(None, Error::data_loss("no model kind fits")),
+    }
+}
+
+/// Which binary model the top-level protobuf fields of `bytes` are laid out as, read as
+/// far as they are whole (a truncated file included): a `GraphDef` repeats field 1 (a
+/// `node` each), a `MetaGraphDef` has one field 1 (`meta_info_def`) and then field 2
+/// (`graph_def`). `None` when the fields say neither (too few of them, or not protobuf).
+fn binary_layout(bytes: &[u8]) -> Option<ModelFileKind> {
+    fn varint(b: &[u8], pos: &mut usize) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *b.get(*pos)?;
+            *pos += 1;
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    let mut pos = 0;
+    let mut fields = Vec::new();
+    while pos < bytes.len() && fields.len() < 3 {
+        let Some(key) = varint(bytes, &mut pos) else { break };
+        let skip = match key & 7 {
+            0 => varint(bytes, &mut pos).map(|_| 0),
+            1 => Some(8),
+            2 => varint(bytes, &mut pos).and_then(|n| usize::try_from(n).ok()),
+            5 => Some(4),
+            _ => None,
+        };
+        let Some(skip) = skip else { break };
+        fields.push(key >> 3);
+        match pos.checked_add(skip) {
+            Some(end) if end <= bytes.len() => pos = end,
+            _ => break, // the field runs past the end: counted, and the scan stops
+        }
+    }
+    match fields.as_slice() {
+        [1, 1, ..] | [1, 4, ..] => Some(ModelFileKind::GraphDef),
+        [1, 2, ..] => Some(ModelFileKind::MetaGraph),
+        _ => None,
     }
 }
 
@@ -552,7 +612,7 @@ mod tests {
         let saved = b"saved_model_schema_version: 1\n";
         assert!(matches!(sniff(saved, None), Sniffed::Other(ModelFileKind::SavedModel)));
         assert!(matches!(sniff(b"node { name: 1 }", None), Sniffed::BadText(ModelFileKind::TextGraphDef, _)));
-        assert!(matches!(sniff(&[0x0a, 0x3b, 0x0a], None), Sniffed::Damaged(_)));
+        assert!(matches!(sniff(&[0x0a, 0x3b, 0x0a], None), Sniffed::Damaged(None, _)));
         let node = b"node { name: \"a\" op: \"NoOp\" }";
         assert!(matches!(sniff(node, Some(ModelFileKind::GraphDef)), Sniffed::Model(ModelFileKind::TextGraphDef, _)));
     }

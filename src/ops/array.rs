@@ -57,7 +57,7 @@ pub use unique::{unique, where_, Unique, Where};
 use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::tensor::{DType, Shape, Tensor};
+use crate::tensor::{checked_num_elements, DType, Shape, Tensor};
 
 /// The int32/int64 dtypes of index, shape and axis arguments.
 const INTS: &[DType] = &[DType::Int32, DType::Int64];
@@ -346,7 +346,7 @@ impl RegisteredOp for Reshape {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(2)?;
-        let n = ctx.shape(0).to_vec().map(|d| d.iter().product());
+        let n = ctx.shape(0).to_vec().and_then(|d| checked_num_elements(&d).ok());
         let shape = match ctx.const_input(1) {
             Some(t) => Shape::partial(&resolve_shape(&int_values(&t)?, n)?),
             None => Shape::unknown(),
@@ -373,10 +373,11 @@ pub fn reshape(s: &Scope, x: &Output, shape: &Output) -> Result<Output> {
     s.op("Reshape", "Reshape").input(x).input(shape).attr("T", x.dtype()).attr("Tshape", shape.dtype()).build_output()
 }
 
-/// `tf.reshape(x, dims)` with a constant shape (`-1` for one inferred dimension).
+/// `tf.reshape(x, dims)` with a constant shape (`-1` for one inferred dimension; int32, or
+/// int64 when a dimension does not fit in int32).
 pub fn reshape_to(s: &Scope, x: &Output, dims: &[i64]) -> Result<Output> {
     let (op, inner) = s.op_scope("Reshape");
-    let shape = constant(&inner.named("shape"), Tensor::vector(dims.iter().map(|&d| d as i32).collect()))?;
+    let shape = constant(&inner.named("shape"), index_tensor(&[dims.len()], dims, index_dtype(dims))?)?;
     reshape(&op, x, &shape)
 }
 
@@ -515,6 +516,10 @@ macro_rules! like_op {
             fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
                 plain(|ctx| {
                     let x = ctx.input(0);
+                    if $val == 0.0 {
+                        // every dtype has a zero (false, the empty string), as TensorFlow's ZerosLike
+                        return Ok(vec![Tensor::try_zeros(x.dtype(), x.shape())?]);
+                    }
                     Ok(vec![Tensor::filled(&Tensor::from_f64(x.dtype(), &[], &[$val])?, x.shape())?])
                 })
             }

@@ -14,7 +14,7 @@ use super::kernels::{matmul as matmul_kernel, Float, Num};
 use super::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
-use crate::tensor::{fmt_dims, DType, Shape, Tensor};
+use crate::tensor::{checked_num_elements, fmt_dims, try_filled, DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn RegisteredOp] =
     &[&Conv2D, &Conv2DBackpropInput, &Conv2DBackpropFilter, &Pool::MAX, &Pool::AVG, &MaxPoolGrad, &AvgPoolGrad];
@@ -193,6 +193,8 @@ impl Geom {
         let [n, h, w, c] = *input else {
             return Err(Error::invalid_argument(format!("input must be 4-dimensional, got {}", fmt_dims(input))));
         };
+        // Conv2DBackpropInput's input_sizes is a tensor: its product must fit
+        checked_num_elements(input)?;
         let (sh, sw) = a.strides;
         let (oh, pt) = out_dim(h, kh, sh, a.same)?;
         let (ow, pl) = out_dim(w, kw, sw, a.same)?;
@@ -329,7 +331,7 @@ fn conv_backprop_input<T: Float>(f: &Tensor, dy: &Tensor, g: &Geom, o: usize) ->
     let k = g.kh * g.kw * g.c;
     let fm = f.reshape(&[k, o])?;
     let rows = g.oh * g.ow;
-    let mut dx = vec![T::ZERO; g.n * g.h * g.w * g.c];
+    let mut dx = try_filled(T::ZERO, g.n * g.h * g.w * g.c, dy.dtype())?;
     let dyv = dy.as_slice::<T>()?;
     let chunk = images_per_chunk(g);
     let mut img = 0;

@@ -7,7 +7,7 @@ use super::math::{add, mul, sub};
 use super::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::tensor::{DType, Shape, Tensor};
+use crate::tensor::{try_with_capacity, DType, Shape, Tensor};
 use rand::Rng;
 use rand_distr::StandardNormal;
 
@@ -85,22 +85,33 @@ impl Kernel for RandomKernel {
         }
         let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
         let n = crate::tensor::checked_num_elements(&dims)?;
-        crate::tensor::check_alloc(DType::Double, n)?;
         let rng = ctx.rng.as_ref().ok_or_else(|| Error::internal("random op run without a generator"))?;
         let mut rng = rng.lock().unwrap_or_else(|e| e.into_inner());
-        let v: Vec<f64> = (0..n)
-            .map(|_| match self.dist {
-                Dist::Uniform => rng.gen::<f64>(),
-                Dist::Normal => rng.sample(StandardNormal),
-                Dist::Truncated => loop {
-                    let x: f64 = rng.sample(StandardNormal);
-                    if x.abs() <= 2.0 {
-                        break x;
-                    }
-                },
-            })
-            .collect();
-        Ok(vec![Tensor::from_f64(self.dtype, &dims, &v)?])
+        let mut draw = || match self.dist {
+            Dist::Uniform => rng.gen::<f64>(),
+            Dist::Normal => rng.sample(StandardNormal),
+            Dist::Truncated => loop {
+                let x: f64 = rng.sample(StandardNormal);
+                if x.abs() <= 2.0 {
+                    break x;
+                }
+            },
+        };
+        // the shape is an input: the output is allocated fallibly, in its own dtype
+        let out = match self.dtype {
+            DType::Float => {
+                let mut v = try_with_capacity::<f32>(n, self.dtype)?;
+                v.extend((0..n).map(|_| draw() as f32));
+                Tensor::new(&dims, v)?
+            }
+            DType::Double => {
+                let mut v = try_with_capacity::<f64>(n, self.dtype)?;
+                v.extend((0..n).map(|_| draw()));
+                Tensor::new(&dims, v)?
+            }
+            other => return Err(Error::internal(format!("{} kernel prepared for dtype {other}", ctx.op_type()))),
+        };
+        Ok(vec![out])
     }
 }
 
@@ -112,8 +123,19 @@ fn seeds(seed: Option<u64>) -> (i64, i64) {
     }
 }
 
+/// The `shape` constant: int32 as TensorFlow makes it, int64 when a dimension does not
+/// fit in int32 (never truncated). Errors: `InvalidArgument` for one beyond int64.
 fn shape_const(s: &Scope, dims: &[usize]) -> Result<Output> {
-    constant(&s.named("shape"), Tensor::vector(dims.iter().map(|&d| d as i32).collect()))
+    let value = match dims.iter().map(|&d| i32::try_from(d)).collect::<std::result::Result<Vec<i32>, _>>() {
+        Ok(v) => Tensor::vector(v),
+        Err(_) => Tensor::vector(
+            dims.iter()
+                .map(|&d| i64::try_from(d))
+                .collect::<std::result::Result<Vec<i64>, _>>()
+                .map_err(|_| Error::invalid_argument(format!("random shape {dims:?} has a dimension beyond int64")))?,
+        ),
+    };
+    constant(&s.named("shape"), value)
 }
 
 fn raw(s: &Scope, op_type: &str, shape: &Output, dtype: DType, seed: Option<u64>) -> Result<Output> {
@@ -123,7 +145,7 @@ fn raw(s: &Scope, op_type: &str, shape: &Output, dtype: DType, seed: Option<u64>
         .attr("dtype", dtype)
         .attr("seed", s1)
         .attr("seed2", s2)
-        .attr("T", DType::Int32)
+        .attr("T", shape.dtype())
         .build_output()
 }
 

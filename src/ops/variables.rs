@@ -208,11 +208,22 @@ impl Scope {
                 "Shape of a new variable ({full}) must be fully defined, but instead was {shape}."
             )));
         };
-        let init = initializer.into().unwrap_or_else(|| Initializer::default_for(dtype));
+        let init = match initializer.into() {
+            Some(init) => init,
+            None if matches!(dtype, DType::Complex64 | DType::Complex128) => {
+                return Err(Error::invalid_argument(format!(
+                    "An initializer for variable {full} of {dtype} is required: give Initializer::Value or Zeros"
+                )))
+            }
+            None => Initializer::default_for(dtype),
+        };
         // get_variable builds outside the current name scope, under the variable's full name
         let root = self.graph().scope();
         let opts = VariableOptions { use_resource: opts.use_resource || self.var_scope().use_resource, ..opts };
-        let v = root.variable_with(&full, opts, |vs| init.build(&vs.name_scope("Initializer"), &dims, dtype))?;
+        let v = root.variable_with(&full, opts, |vs| {
+            init.build(&vs.name_scope("Initializer"), &dims, dtype)
+                .map_err(|e| e.context(format!("initial value of variable {full} ({dtype} {shape})")))
+        })?;
         self.graph().register_variable(&v, &format!("{}:{}", caller.file(), caller.line()));
         Ok(v)
     }

@@ -39,9 +39,15 @@ impl Session {
     /// given tensors (placeholders or any intermediate), `fetches` are returned in order,
     /// `targets` are run for their effects. Only the ops these need are run.
     ///
-    /// Errors: `InvalidArgument` when a feed has the wrong dtype or shape (naming the
-    /// tensor), a tensor is fed twice, a placeholder is not fed, or a tensor belongs to
-    /// another graph;
+    /// A fed value of another dtype than its tensor's is converted as TensorFlow's
+    /// `feed_dict` converts it, where that keeps the values ([`Tensor::convert`]): a
+    /// float64 array feeds a float32 placeholder, an int64 one an int32 placeholder when
+    /// every value fits, integers feed float placeholders. Floats are not fed to integer
+    /// tensors (TensorFlow truncates them silently); the error says which cast to make.
+    ///
+    /// Errors: `InvalidArgument` when a feed has the wrong shape or a dtype it cannot be
+    /// converted from (naming the tensor, and the value that does not fit), a tensor is fed
+    /// twice, a placeholder is not fed, or a tensor belongs to another graph;
     /// `FailedPrecondition` when an uninitialized variable is read (naming it); any
     /// kernel error, prefixed with the op's name.
     pub fn run(&self, feeds: &[(&Output, Tensor)], fetches: &[&Output], targets: &[&Operation]) -> Result<Vec<Tensor>> {
@@ -62,19 +68,19 @@ impl Session {
         let plan = self.plan(key)?;
         let mut values = Vec::with_capacity(feeds.len());
         for ((_, t), (dtype, shape, name)) in feeds.iter().zip(&plan.feed_checks) {
-            if t.dtype() != *dtype {
-                return Err(Error::invalid_argument(format!(
-                    "Cannot feed a tensor of dtype {} for Tensor {name}, which has dtype {dtype}",
-                    t.dtype()
-                )));
-            }
             if !shape.is_compatible_with(t.shape()) {
                 return Err(Error::invalid_argument(format!(
                     "Cannot feed value of shape {} for Tensor {name}, which has shape {shape}",
                     fmt_dims(t.shape())
                 )));
             }
-            values.push(t.clone());
+            let value = t.convert(*dtype).map_err(|e| {
+                e.context(format!(
+                    "Cannot feed a tensor of dtype {} for Tensor {name}, which has dtype {dtype}",
+                    t.dtype()
+                ))
+            })?;
+            values.push(value);
         }
         executor::execute(&plan, values)
     }

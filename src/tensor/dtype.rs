@@ -140,6 +140,21 @@ impl DType {
         matches!(self, DType::Float | DType::Double | DType::Half | DType::BFloat16)
     }
 
+    /// True for the integer dtypes: int8 to int64 and uint8 to uint64 (not bool).
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            DType::Int8
+                | DType::Int16
+                | DType::Int32
+                | DType::Int64
+                | DType::UInt8
+                | DType::UInt16
+                | DType::UInt32
+                | DType::UInt64
+        )
+    }
+
     /// The name numpy and TensorFlow's Python API use (`float32`, `int64`, ...).
     pub fn name(self) -> &'static str {
         match self {

@@ -1,6 +1,7 @@
 //! `Tensor`: a dense, row-major, immutable n-dimensional array of one [`DType`].
 //! Cloning is cheap (the buffer is shared); kernels build new tensors.
 
+use super::alloc::{checked_num_elements, try_collect, try_filled};
 use super::{fmt_dims, DType};
 use crate::error::{Error, Result};
 use half::{bf16, f16};
@@ -99,45 +100,64 @@ impl Storage {
     /// `n` zero elements (false, empty string) of `dtype`.
     ///
     /// # Panics
-    /// For [`DType::Resource`], which has no storage; [`Storage::try_zeros`] returns an
-    /// error instead (use it when the dtype comes from a file or a graph).
+    /// For [`DType::Resource`], which has no storage, and when the memory cannot be had;
+    /// [`Storage::try_zeros`] returns an error instead (use it when the dtype or the size
+    /// comes from a file, a graph or a fed tensor).
     pub fn zeros(dtype: DType, n: usize) -> Storage {
         match Storage::try_zeros(dtype, n) {
             Ok(s) => s,
             Err(e) => panic!("{}", e.message),
         }
     }
-    /// `n` zero elements of `dtype`. Errors: `Unimplemented` for [`DType::Resource`].
+    /// `n` zero elements of `dtype`. Errors: `Unimplemented` for [`DType::Resource`];
+    /// `ResourceExhausted` naming dtype, count and bytes when the memory cannot be had.
     pub fn try_zeros(dtype: DType, n: usize) -> Result<Storage> {
         dtype.check_storage("a zero-filled tensor")?;
         Ok(match dtype {
-            DType::Float => Storage::F32(vec![0.0; n]),
-            DType::Double => Storage::F64(vec![0.0; n]),
-            DType::Int32 => Storage::I32(vec![0; n]),
-            DType::Int64 => Storage::I64(vec![0; n]),
-            DType::Bool => Storage::Bool(vec![false; n]),
-            DType::Int8 => Storage::I8(vec![0; n]),
-            DType::Int16 => Storage::I16(vec![0; n]),
-            DType::UInt8 => Storage::U8(vec![0; n]),
-            DType::UInt16 => Storage::U16(vec![0; n]),
-            DType::UInt32 => Storage::U32(vec![0; n]),
-            DType::UInt64 => Storage::U64(vec![0; n]),
-            DType::Half => Storage::F16(vec![f16::ZERO; n]),
-            DType::BFloat16 => Storage::BF16(vec![bf16::ZERO; n]),
-            DType::Complex64 => Storage::C64(vec![[0.0; 2]; n]),
-            DType::Complex128 => Storage::C128(vec![[0.0; 2]; n]),
-            DType::String => Storage::Str(vec![Vec::new(); n]),
+            DType::Float => Storage::F32(try_filled(0.0, n, dtype)?),
+            DType::Double => Storage::F64(try_filled(0.0, n, dtype)?),
+            DType::Int32 => Storage::I32(try_filled(0, n, dtype)?),
+            DType::Int64 => Storage::I64(try_filled(0, n, dtype)?),
+            DType::Bool => Storage::Bool(try_filled(false, n, dtype)?),
+            DType::Int8 => Storage::I8(try_filled(0, n, dtype)?),
+            DType::Int16 => Storage::I16(try_filled(0, n, dtype)?),
+            DType::UInt8 => Storage::U8(try_filled(0, n, dtype)?),
+            DType::UInt16 => Storage::U16(try_filled(0, n, dtype)?),
+            DType::UInt32 => Storage::U32(try_filled(0, n, dtype)?),
+            DType::UInt64 => Storage::U64(try_filled(0, n, dtype)?),
+            DType::Half => Storage::F16(try_filled(f16::ZERO, n, dtype)?),
+            DType::BFloat16 => Storage::BF16(try_filled(bf16::ZERO, n, dtype)?),
+            DType::Complex64 => Storage::C64(try_filled([0.0; 2], n, dtype)?),
+            DType::Complex128 => Storage::C128(try_filled([0.0; 2], n, dtype)?),
+            DType::String => Storage::Str(try_filled(Vec::new(), n, dtype)?),
             DType::Resource => return Err(Error::internal("resource storage passed the storage check")),
         })
     }
-    /// Gathers elements by flat index (used by broadcasting, transposes and slicing).
+    /// Gathers elements by flat index (used by broadcasting, transposes and slicing):
+    /// element `i` of the result is element `idx[i]` of `self`.
+    ///
+    /// # Panics
+    /// When an index is out of range, or the memory cannot be had; [`Storage::try_gather`]
+    /// returns the latter as an error (use it when the result is larger than the input).
     pub fn gather(&self, idx: &[usize]) -> Storage {
+        match self.try_gather(idx) {
+            Ok(s) => s,
+            Err(e) => panic!("{}", e.message),
+        }
+    }
+    /// [`Storage::gather`], allocating the result fallibly. Errors: `ResourceExhausted`
+    /// naming dtype, count and bytes when the memory cannot be had.
+    ///
+    /// # Panics
+    /// When an index is out of range (a bug in the caller, which computes them).
+    pub fn try_gather(&self, idx: &[usize]) -> Result<Storage> {
+        let dtype = self.dtype();
         macro_rules! g {
             ($v:expr, $ctor:path) => {
-                $ctor(idx.iter().map(|&i| $v[i].clone()).collect())
+                $ctor(try_collect(idx.iter().map(|&i| $v[i].clone()), dtype)?)
             };
         }
-        match self {
+        Ok(match self {
             Storage::F32(v) => g!(v, Storage::F32),
             Storage::F64(v) => g!(v, Storage::F64),
             Storage::I32(v) => g!(v, Storage::I32),
@@ -154,7 +174,7 @@ impl Storage {
             Storage::C64(v) => g!(v, Storage::C64),
             Storage::C128(v) => g!(v, Storage::C128),
             Storage::Str(v) => g!(v, Storage::Str),
-        }
+        })
     }
 }
 
@@ -249,13 +269,18 @@ impl Tensor {
     /// A tensor of zeros of `dtype` and `shape`.
     ///
     /// # Panics
-    /// For [`DType::Resource`] (no tensor has it); [`Tensor::try_zeros`] returns an error instead.
+    /// For [`DType::Resource`] (no tensor has it), a shape whose element count overflows
+    /// `usize`, and memory that cannot be had; [`Tensor::try_zeros`] returns these as
+    /// errors (use it when the dtype or shape comes from input).
     pub fn zeros(dtype: DType, shape: &[usize]) -> Tensor {
-        let n = shape.iter().product();
-        Tensor { shape: shape.to_vec(), storage: Arc::new(Storage::zeros(dtype, n)) }
+        match Tensor::try_zeros(dtype, shape) {
+            Ok(t) => t,
+            Err(e) => panic!("Tensor::zeros({dtype}, {}): {}", fmt_dims(shape), e.message),
+        }
     }
     /// A tensor of zeros of `dtype` and `shape`. Errors: `Unimplemented` for
-    /// [`DType::Resource`]; `InvalidArgument` when the shape overflows.
+    /// [`DType::Resource`]; `InvalidArgument` when the shape's element count overflows;
+    /// `ResourceExhausted` naming dtype, count and bytes when the memory cannot be had.
     pub fn try_zeros(dtype: DType, shape: &[usize]) -> Result<Tensor> {
         let n = checked_num_elements(shape)?;
         Ok(Tensor { shape: shape.to_vec(), storage: Arc::new(Storage::try_zeros(dtype, n)?) })
@@ -265,13 +290,13 @@ impl Tensor {
     /// `ResourceExhausted` when the memory cannot be had.
     pub fn filled(value: &Tensor, shape: &[usize]) -> Result<Tensor> {
         let n = checked_num_elements(shape)?;
-        check_alloc(value.dtype(), n)?;
         if value.num_elements() == 0 {
             return Err(Error::invalid_argument("cannot fill from an empty tensor"));
         }
+        let dtype = value.dtype();
         macro_rules! rep {
             ($v:expr, $ctor:path) => {
-                $ctor(vec![$v[0].clone(); n])
+                $ctor(try_filled($v[0].clone(), n, dtype)?)
             };
         }
         let s = match value.storage() {
@@ -388,26 +413,4 @@ impl Tensor {
         };
         Tensor::from_storage(shape, s)
     }
-}
-
-/// Checks that `n` elements of `dtype` can be allocated, before a kernel allocates them.
-/// Errors: `ResourceExhausted` naming the size when the memory cannot be had (TensorFlow's
-/// "OOM when allocating tensor").
-pub fn check_alloc(dtype: DType, n: usize) -> Result<()> {
-    let bytes = n.checked_mul(dtype.size().unwrap_or(24)).filter(|&b| b <= isize::MAX as usize);
-    let ok = bytes.is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
-    if !ok {
-        return Err(Error::new(
-            crate::Code::ResourceExhausted,
-            format!("OOM when allocating a {dtype} tensor of {n} elements"),
-        ));
-    }
-    Ok(())
-}
-
-/// The product of `shape`, or `InvalidArgument` when it overflows `usize`.
-pub fn checked_num_elements(shape: &[usize]) -> Result<usize> {
-    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| {
-        Error::invalid_argument(format!("shape {} has more elements than fit in memory", fmt_dims(shape)))
-    })
 }

@@ -8,7 +8,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
-use crate::tensor::{fmt_dims, DType, Shape, Tensor};
+use crate::tensor::{check_alloc, checked_num_elements, fmt_dims, DType, Shape, Tensor};
 
 /// `GatherV2(params, indices, axis)`: slices of `params` along `axis` picked by
 /// `indices` (attrs `Tparams`, `Tindices`, `Taxis`, `batch_dims` = 0 only). Output shape
@@ -79,11 +79,14 @@ fn gather_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         }
         picks.push(v as usize * inner);
     }
-    let flat = product_indices(&[(0..outer).map(|o| o * n * inner).collect(), picks, (0..inner).collect::<Vec<_>>()]);
     let mut shape = p.shape()[..ax].to_vec();
     shape.extend_from_slice(idx.shape());
     shape.extend_from_slice(&p.shape()[ax + 1..]);
-    Ok(vec![Tensor::from_storage(&shape, p.storage().gather(&flat))?])
+    // as many slices as indices: the output may be far larger than params
+    let total = checked_num_elements(&shape)?;
+    check_alloc(DType::Int64, total)?;
+    let flat = product_indices(&[(0..outer).map(|o| o * n * inner).collect(), picks, (0..inner).collect::<Vec<_>>()]);
+    Ok(vec![Tensor::from_storage(&shape, p.storage().try_gather(&flat)?)?])
 }
 
 // TensorFlow's _GatherV2Grad (densified): UnsortedSegmentSum of the gradient rows by

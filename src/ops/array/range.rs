@@ -4,7 +4,7 @@ use super::{const_under, plain, NUMBERS};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::{InferCtx, Kernel, KernelCtx, RegisteredOp};
-use crate::tensor::{fmt_dims, DType, Shape, Tensor};
+use crate::tensor::{fmt_dims, try_collect, DType, Shape, Tensor};
 
 /// `Range(start, limit, delta)`: `[start, start + delta, ...)` up to `limit` (exclusive),
 /// 0-d inputs of attr `Tidx` (float32, float64, int32, int64).
@@ -61,14 +61,17 @@ fn range_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
     let limit = Range::scalar_f64(ctx.input(1), "limit")?;
     let delta = Range::scalar_f64(ctx.input(2), "delta")?;
     let n = Range::count(start, limit, delta)?;
+    // n comes from the inputs: the output is allocated fallibly (ResourceExhausted)
     let out = match t {
-        DType::Int32 => Tensor::vector((0..n).map(|i| (start as i64 + i as i64 * delta as i64) as i32).collect()),
-        DType::Int64 => Tensor::vector((0..n).map(|i| start as i64 + i as i64 * delta as i64).collect()),
+        DType::Int32 => {
+            Tensor::vector(try_collect((0..n).map(|i| (start as i64 + i as i64 * delta as i64) as i32), t)?)
+        }
+        DType::Int64 => Tensor::vector(try_collect((0..n).map(|i| start as i64 + i as i64 * delta as i64), t)?),
         DType::Float => {
             let (a, d) = (start as f32, delta as f32);
-            Tensor::vector((0..n).map(|i| a + i as f32 * d).collect())
+            Tensor::vector(try_collect((0..n).map(|i| a + i as f32 * d), t)?)
         }
-        DType::Double => Tensor::vector((0..n).map(|i| start + i as f64 * delta).collect()),
+        DType::Double => Tensor::vector(try_collect((0..n).map(|i| start + i as f64 * delta), t)?),
         other => return Err(Error::invalid_argument(format!("Range has no kernel for dtype {other}"))),
     };
     Ok(vec![out])

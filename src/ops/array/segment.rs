@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::kernels::Num;
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
-use crate::tensor::{fmt_dims, DType, Shape, Tensor};
+use crate::tensor::{fmt_dims, try_filled, DType, Shape, Tensor};
 
 /// `UnsortedSegmentSum(data, segment_ids, num_segments)`: `out[j, ...]` is the sum of the
 /// `data[i..., ...]` with `segment_ids[i...] == j` (negative ids dropped). Numeric dtypes.
@@ -62,12 +62,18 @@ fn segment_sum_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         )));
     }
     let inner: usize = data.shape()[ir..].iter().product();
+    // num_segments is an input: the output's size is checked and allocated fallibly
+    let out_len = n.checked_mul(inner).ok_or_else(|| {
+        Error::invalid_argument(format!(
+            "UnsortedSegmentSum output of {n} segments of {inner} elements has more elements than fit in memory"
+        ))
+    })?;
     let idv = int_values(ids)?;
     let mut shape = vec![n];
     shape.extend_from_slice(&data.shape()[ir..]);
     let out = crate::dispatch_numeric!(data.dtype(), "UnsortedSegmentSum", T => {
         let x = data.as_slice::<T>()?;
-        let mut acc = vec![T::ZERO; n * inner];
+        let mut acc = try_filled(T::ZERO, out_len, data.dtype())?;
         for (i, &j) in idv.iter().enumerate() {
             if j < 0 {
                 continue;

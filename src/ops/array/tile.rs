@@ -1,11 +1,14 @@
 //! `Tile` (`tf.tile`).
 
 use super::layout::{product_indices, strides};
-use super::{cast, const_under, constant, int_values, plain, range_dyn, reshape, shape_as, stack, transpose_dyn, INTS};
+use super::{
+    cast, const_under, constant, index_dtype, index_tensor, int_values, plain, range_dyn, reshape, shape_as, stack,
+    transpose_dyn, INTS,
+};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
-use crate::tensor::{fmt_dims, DType, Shape, Tensor};
+use crate::tensor::{check_alloc, checked_num_elements, fmt_dims, try_collect, DType, Shape, Tensor};
 
 /// `Tile(input, multiples)`: repeats `input` `multiples[i]` times along dimension `i`
 /// (`multiples` int32/int64, attr `Tmultiples`). All dtypes.
@@ -38,7 +41,7 @@ impl RegisteredOp for Tile {
         }
         let out: Vec<Option<usize>> = (0..rank)
             .map(|i| match (x.dims().and_then(|d| d[i]), m.as_ref().map(|m| m[i] as usize)) {
-                (Some(d), Some(k)) => Some(d * k),
+                (Some(d), Some(k)) => d.checked_mul(k),
                 (_, Some(0)) => Some(0),
                 _ => None,
             })
@@ -65,17 +68,35 @@ fn tile_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
                 fmt_dims(x.shape())
             )));
     }
-    let shape: Vec<usize> = x.shape().iter().zip(&m).map(|(&d, &k)| d * k as usize).collect();
-    crate::tensor::checked_num_elements(&shape)?;
+    let shape = tiled_shape(x.shape(), &m)?;
+    let n = checked_num_elements(&shape)?;
+    // the output's size comes from `multiples`: every buffer is allocated fallibly
+    check_alloc(x.dtype(), n)?;
     let st = strides(x.shape());
     let per_dim: Vec<Vec<usize>> = x
         .shape()
         .iter()
         .zip(&shape)
         .zip(&st)
-        .map(|((&d, &n), &s)| (0..n).map(|i| (i % d.max(1)) * s).collect())
-        .collect();
-    Ok(vec![Tensor::from_storage(&shape, x.storage().gather(&product_indices(&per_dim)))?])
+        .map(|((&d, &n), &s)| try_collect((0..n).map(|i| (i % d.max(1)) * s), DType::Int64))
+        .collect::<Result<_>>()?;
+    check_alloc(DType::Int64, n)?;
+    Ok(vec![Tensor::from_storage(&shape, x.storage().try_gather(&product_indices(&per_dim))?)?])
+}
+
+/// The output shape of tiling `dims` by `multiples` (non-negative, one per dimension).
+/// Errors: `InvalidArgument` naming both when a dimension overflows.
+fn tiled_shape(dims: &[usize], multiples: &[i64]) -> Result<Vec<usize>> {
+    dims.iter()
+        .zip(multiples)
+        .map(|(&d, &k)| usize::try_from(k).ok().and_then(|k| d.checked_mul(k)))
+        .collect::<Option<Vec<usize>>>()
+        .ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "Tile of a tensor of shape {} by multiples {multiples:?} has more elements than fit in memory",
+                fmt_dims(dims)
+            ))
+        })
 }
 
 fn tile_grad(ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
@@ -109,14 +130,14 @@ fn tile_grad(ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
     Ok(vec![Some(sum), None])
 }
 
-/// `tf.tile(input, multiples)` with constant multiples (int32 const `Tile/multiples`): op
+/// `tf.tile(input, multiples)` with constant multiples (const `Tile/multiples`, int32, or
+/// int64 when a multiple does not fit in int32, as TensorFlow converts Python ints): op
 /// `Tile` (attrs `T`, `Tmultiples`), default name `Tile`. `input` any dtype; output
 /// dimension `i` is `input.shape[i] * multiples[i]`. Errors: `InvalidArgument` naming the
 /// shape when `multiples` has the wrong length or a negative entry. Gradient: Reshape + Sum.
 pub fn tile(s: &Scope, input: &Output, multiples: &[i64]) -> Result<Output> {
     let base = s.unique_op_name("Tile");
-    let m =
-        const_under(s, &base, "multiples", Tensor::vector(multiples.iter().map(|&v| v as i32).collect::<Vec<_>>()))?;
+    let m = const_under(s, &base, "multiples", index_tensor(&[multiples.len()], multiples, index_dtype(multiples))?)?;
     tile_dyn(&s.named(&format!("{base}/")), input, &m)
 }
 

@@ -1,7 +1,7 @@
 //! NumPy-style broadcasting for element-wise ops (as TensorFlow's `BCast`).
 
 use crate::error::{Error, Result};
-use crate::tensor::{fmt_dims, Element, Tensor};
+use crate::tensor::{checked_num_elements, fmt_dims, try_with_capacity, Element, Tensor};
 
 /// The broadcast shape of `a` and `b`. Errors: `InvalidArgument` with both shapes when
 /// they are incompatible.
@@ -60,8 +60,9 @@ pub fn broadcast_binary<T: Element, U: Element>(a: &Tensor, b: &Tensor, f: impl 
         return Tensor::new(&out, v);
     }
     let (sa, sb) = (broadcast_strides(a.shape(), &out), broadcast_strides(b.shape(), &out));
-    let total: usize = out.iter().product();
-    let mut v = Vec::with_capacity(total);
+    // [n, 1] with [1, m] makes n * m elements from n + m: checked and allocated fallibly
+    let total = checked_num_elements(&out)?;
+    let mut v = try_with_capacity(total, U::DTYPE)?;
     let mut idx = vec![0usize; out.len()];
     let (mut ia, mut ib) = (0usize, 0usize);
     for _ in 0..total {

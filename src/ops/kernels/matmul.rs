@@ -2,7 +2,7 @@
 
 use super::Num;
 use crate::error::{Error, Result};
-use crate::tensor::{fmt_dims, DType, Tensor};
+use crate::tensor::{fmt_dims, try_filled, DType, Tensor};
 
 /// `a @ b` for rank-2 float32/float64 tensors, with TensorFlow's `transpose_a` and
 /// `transpose_b`. Errors: `InvalidArgument` for other ranks/dtypes or mismatched inner
@@ -55,7 +55,11 @@ type Gemm<T> =
 
 fn gemm<T: Num>(a: &Tensor, b: &Tensor, d: Dims, kernel: Gemm<T>) -> Result<Tensor> {
     let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
-    let mut c = vec![T::ZERO; d.m * d.n];
+    // [m, 0] @ [0, n] is m * n zeros from two empty inputs: checked and allocated fallibly
+    let len = d.m.checked_mul(d.n).ok_or_else(|| {
+        Error::invalid_argument(format!("MatMul output [{}, {}] has more elements than fit in memory", d.m, d.n))
+    })?;
+    let mut c = try_filled(T::ZERO, len, a.dtype())?;
     if d.m > 0 && d.n > 0 && d.k > 0 {
         // SAFETY: the slices hold m*k, k*n and m*n elements laid out with these strides.
         unsafe {

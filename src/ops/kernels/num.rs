@@ -51,8 +51,6 @@ num!(i64, i64::MIN, i64::MAX);
 
 /// A floating-point element type (f32, f64).
 pub trait Float: Num + std::ops::Neg<Output = Self> {
-    /// Square root.
-    fn sqrt(self) -> Self;
     /// e^x.
     fn exp(self) -> Self;
     /// Natural logarithm.
@@ -62,9 +60,6 @@ pub trait Float: Num + std::ops::Neg<Output = Self> {
 macro_rules! float {
     ($t:ty) => {
         impl Float for $t {
-            fn sqrt(self) -> Self {
-                <$t>::sqrt(self)
-            }
             fn exp(self) -> Self {
                 <$t>::exp(self)
             }

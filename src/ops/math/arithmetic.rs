@@ -36,19 +36,19 @@ pub static MUL: BinaryOp =
     })
     .dtypes_checked_when_prepared();
 
-/// `RealDiv`: `x / y` (integers truncate; an integer 0 divisor is `InvalidArgument`).
+/// `RealDiv`: `x / y` for float32 and float64. Like TensorFlow, which registers no
+/// integer kernel for it (its schema allows integers), an integer `RealDiv` imports but
+/// is refused when run; [`div`] casts integers to floats first, as `tf.truediv` does.
 /// Gradient `(g / y, g * (-x / y / y))`.
-pub static REAL_DIV: BinaryOp =
-    BinaryOp::broadcasting("RealDiv", crate::binary_fns!(float: |x, y| x / y, int: |x, y| x.wrapping_div(y)), |c| {
-        let (x, y) = (&c.inputs[0], &c.inputs[1]);
-        broadcast_grads(c, |s, g| {
-            let gx = div(s, &g, y)?;
-            let gy = mul(s, &g, &div(s, &div(s, &neg(s, x)?, y)?, y)?)?;
-            Ok((gx, gy))
-        })
+pub static REAL_DIV: BinaryOp = BinaryOp::broadcasting("RealDiv", crate::binary_fns!(float: |x, y| x / y), |c| {
+    let (x, y) = (&c.inputs[0], &c.inputs[1]);
+    broadcast_grads(c, |s, g| {
+        let gx = div(s, &g, y)?;
+        let gy = mul(s, &g, &div(s, &div(s, &neg(s, x)?, y)?, y)?)?;
+        Ok((gx, gy))
     })
-    .nonzero_int_divisor()
-    .dtypes_checked_when_prepared();
+})
+.dtypes_checked_when_prepared();
 
 /// `Maximum`: the larger of `x` and `y`; NaN propagates from either side. Gradient: `g`
 /// to `x` where `x >= y`, else to `y`.
@@ -177,11 +177,44 @@ pub fn mul(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
     binary_op(s, "Mul", "mul", x, y)
 }
 
-/// `tf.truediv(x, y)`: op `RealDiv`, default name `truediv`; broadcasting, dtypes and
-/// errors as [`add`]. Integers truncate toward zero and an integer `y` holding 0 is
-/// `InvalidArgument` when run; float division by 0 gives inf or NaN.
+/// `tf.truediv(x, y)` (Python's `x / y`): op `RealDiv`, default name `truediv`, with
+/// broadcasting. Floats divide in their own dtype (division by 0 gives inf or NaN).
+/// Integers are first cast as TensorFlow does, int8/int16/uint8/uint16 to float32 and
+/// int32/int64/uint32/uint64 to float64 (ops `truediv/Cast`, `truediv/Cast_1`, then
+/// `truediv`), so `[7, -7] / [2, 2]` is the float64 `[3.5, -3.5]`: TensorFlow has no
+/// integer `RealDiv` kernel.
+///
+/// Errors: `InvalidArgument` when `x` and `y` differ in dtype (TensorFlow's "`x` and `y`
+/// must have the same dtype"), for a dtype `RealDiv` does not allow (bool, string; the
+/// schema's message), and naming both shapes when they do not broadcast (at build time
+/// when known, else when run). float16, bfloat16 and complex build but are refused when
+/// run (no kernel here).
 pub fn div(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
-    binary_op(s, "RealDiv", "truediv", x, y)
+    let t = x.dtype();
+    if y.dtype() != t {
+        return Err(Error::invalid_argument(format!(
+            "`x` and `y` must have the same dtype, got {t} != {} (truediv of {} and {}); cast one of them with ops::cast",
+            y.dtype(),
+            x.name(),
+            y.name()
+        )));
+    }
+    let Some(float) = truediv_float_dtype(t) else {
+        return binary_op(s, "RealDiv", "truediv", x, y);
+    };
+    let (op, inner) = s.op_scope("truediv");
+    let xf = cast(&inner, x, float)?;
+    let yf = cast(&inner, y, float)?;
+    op.op("RealDiv", "truediv").input(&xf).input(&yf).attr("T", float).build_output()
+}
+
+/// The float dtype `tf.truediv` casts an integer dtype to (`None`: divides as it is).
+fn truediv_float_dtype(t: DType) -> Option<DType> {
+    match t {
+        DType::Int8 | DType::Int16 | DType::UInt8 | DType::UInt16 => Some(DType::Float),
+        DType::Int32 | DType::Int64 | DType::UInt32 | DType::UInt64 => Some(DType::Double),
+        _ => None,
+    }
 }
 
 /// `tf.maximum(x, y)`: op `Maximum`, default name `Maximum`; element-wise larger value with

@@ -43,13 +43,11 @@ pub static LOG: UnaryOp = UnaryOp::new("Log", crate::unary_fns!(float: |x| x.ln(
     Ok(vec![Some(mul(&s.named("Mul"), &c.grad(0)?, &reciprocal(s, &c.inputs[0])?)?)])
 });
 
-/// `Reciprocal`: `1 / x` (float32, float64, int32, int64; integer 0 is `InvalidArgument`).
-/// Gradient `ReciprocalGrad(y, g)`.
-pub static RECIPROCAL: UnaryOp =
-    UnaryOp::new("Reciprocal", crate::unary_fns!(float: |x| 1.0 / x, int: |x| 1 / x), |c| {
-        Ok(vec![Some(binary_op(c.scope, "ReciprocalGrad", "ReciprocalGrad", &c.outputs[0], &c.grad(0)?)?)])
-    })
-    .nonzero_int_input();
+/// `Reciprocal`: `1 / x` (float32, float64; TensorFlow registers no integer kernel for
+/// it, so integers are refused when the graph is built). Gradient `ReciprocalGrad(y, g)`.
+pub static RECIPROCAL: UnaryOp = UnaryOp::new("Reciprocal", crate::unary_fns!(float: |x| 1.0 / x), |c| {
+    Ok(vec![Some(binary_op(c.scope, "ReciprocalGrad", "ReciprocalGrad", &c.outputs[0], &c.grad(0)?)?)])
+});
 
 /// `SqrtGrad(y, dy)`: `dy * 0.5 / y`, the gradient of `y = sqrt(x)` (float32, float64).
 /// Gradient (TensorFlow's `_SqrtGradGrad`): `(-g / y * out, 0.5 * g / y)`.
@@ -118,8 +116,9 @@ pub fn log(s: &Scope, x: &Output) -> Result<Output> {
     unary_op(s, "Log", "Log", x)
 }
 
-/// `tf.reciprocal(x)`: op `Reciprocal` (`1 / x`), default name `Reciprocal`. float32,
-/// float64, int32, int64; an integer 0 is `InvalidArgument` when run.
+/// `tf.math.reciprocal(x)`: op `Reciprocal` (`1 / x`), default name `Reciprocal`. float32
+/// and float64. Errors: `InvalidArgument` naming the op for other dtypes (integers too:
+/// TensorFlow has no integer kernel for it).
 pub fn reciprocal(s: &Scope, x: &Output) -> Result<Output> {
     unary_op(s, "Reciprocal", "Reciprocal", x)
 }

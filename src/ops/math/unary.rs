@@ -3,9 +3,9 @@
 //! dtype once. The tables are in `arithmetic.rs` (Neg), `functions.rs` (Square, Sqrt, ...)
 //! and `nn.rs` (Relu, Sigmoid, Tanh).
 
-use super::binary::{has_zero, no_kernel};
+use super::binary::no_kernel;
 use super::GradFn;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::graph::{Node, Output, Scope};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
@@ -83,20 +83,13 @@ pub(crate) use unary_fns;
 pub struct UnaryOp {
     op_type: &'static str,
     fns: UnaryFns,
-    int_zero_invalid: bool,
     grad: GradFn,
 }
 
 impl UnaryOp {
     /// The op `op_type` computing `fns`, with gradient `grad`.
     pub const fn new(op_type: &'static str, fns: UnaryFns, grad: GradFn) -> UnaryOp {
-        UnaryOp { op_type, fns, int_zero_invalid: false, grad }
-    }
-    /// This op, refusing an integer input holding 0 when run (`Reciprocal`: `1 / 0` has
-    /// no integer value).
-    pub const fn nonzero_int_input(mut self) -> UnaryOp {
-        self.int_zero_invalid = true;
-        self
+        UnaryOp { op_type, fns, grad }
     }
 }
 
@@ -112,12 +105,7 @@ impl RegisteredOp for UnaryOp {
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
         let f = self.fns.get(t).ok_or_else(|| no_kernel(self.op_type, t))?;
-        let zero_input: Option<fn(&Tensor) -> Result<bool>> = match t {
-            DType::Int32 if self.int_zero_invalid => Some(has_zero::<i32>),
-            DType::Int64 if self.int_zero_invalid => Some(has_zero::<i64>),
-            _ => None,
-        };
-        Ok(Box::new(UnaryKernel { f, zero_input }))
+        Ok(Box::new(UnaryKernel { f }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         (self.grad)(ctx)
@@ -127,21 +115,11 @@ impl RegisteredOp for UnaryOp {
 /// A prepared [`UnaryOp`]: its kernel function for the node's dtype.
 struct UnaryKernel {
     f: Map1,
-    zero_input: Option<fn(&Tensor) -> Result<bool>>,
 }
 
 impl Kernel for UnaryKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-        let x = ctx.input(0);
-        if let Some(has_zero) = self.zero_input {
-            if has_zero(x)? {
-                return Err(Error::invalid_argument(format!(
-                    "{} of an integer tensor holding 0 (integer division by zero)",
-                    ctx.op_type()
-                )));
-            }
-        }
-        Ok(vec![(self.f)(x)?])
+        Ok(vec![(self.f)(ctx.input(0))?])
     }
 }
 

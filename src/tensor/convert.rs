@@ -1,0 +1,149 @@
+//! Value-preserving dtype conversion of a whole tensor ([`Tensor::convert`]), as a
+//! session applies it to a fed value whose dtype differs from the fed tensor's
+//! (TensorFlow's `feed_dict` runs `np.asarray(value, dtype=placeholder.dtype)`).
+
+use super::alloc::try_with_capacity;
+use super::{DType, Storage, Tensor};
+use crate::error::{Error, Result};
+use half::{bf16, f16};
+
+impl Tensor {
+    /// This tensor's values as `dtype`, when that keeps them:
+    ///
+    /// - float to float (float16, bfloat16, float32, float64), rounded to the nearest value
+    ///   of `dtype`; NaN and infinities stay; a finite value beyond `dtype`'s range is
+    ///   refused (numpy would make it inf);
+    /// - integer to integer (int8 to uint64) when every value fits (numpy would wrap);
+    /// - integer to float, rounded to the nearest value (`2^24 + 1` becomes `2^24` in
+    ///   float32), as numpy does; a value beyond a float16's range is refused;
+    /// - the same dtype: the tensor itself (shared, not copied).
+    ///
+    /// Float to integer is refused: TensorFlow's `feed_dict` truncates silently (`1.7`
+    /// becomes `1`, NaN becomes `-2147483648`), which is rarely what was meant; the
+    /// message says which cast to make. Bool, string and complex convert only to
+    /// themselves.
+    ///
+    /// Errors: `InvalidArgument` naming both dtypes and, for a value that does not fit,
+    /// the value and its index (`[1, 0]`); `ResourceExhausted` when the memory for the
+    /// result cannot be had.
+    pub fn convert(&self, dtype: DType) -> Result<Tensor> {
+        let from = self.dtype();
+        if from == dtype {
+            return Ok(self.clone());
+        }
+        let refuse =
+            |why: &str| Err(Error::invalid_argument(format!("cannot convert {from} values to {dtype}: {why}")));
+        let storage = if let (Some(ints), true) = (int_values(self.storage()), dtype.is_integer()) {
+            to_ints(ints, self.shape(), dtype)?
+        } else if let (Some(floats), true) = (float_values(self.storage()), dtype.is_floating()) {
+            to_floats(floats, self.shape(), dtype)?
+        } else if from.is_floating() && dtype.is_integer() {
+            return refuse(&format!(
+                "a float becomes an integer only by rounding or truncating, which a conversion does not choose; cast the values yourself (numpy: np.rint(x).astype(np.{dtype}) or x.astype(np.{dtype}); in the graph: ops::cast to {dtype} after a {from} placeholder)"
+            ));
+        } else {
+            return refuse(&format!(
+                "only float-to-float, integer-to-integer and integer-to-float conversions keep the values; make the value {dtype} (or cast it in the graph with ops::cast)"
+            ));
+        };
+        Tensor::from_storage(self.shape(), storage)
+    }
+}
+
+type Values<'a, T> = Box<dyn ExactSizeIterator<Item = T> + 'a>;
+
+/// The values of an integer tensor, exactly (every integer dtype fits in i128).
+fn int_values(s: &Storage) -> Option<Values<'_, i128>> {
+    fn it<T: Copy + Into<i128>>(v: &[T]) -> Values<'_, i128> {
+        Box::new(v.iter().map(|&x| x.into()))
+    }
+    Some(match s {
+        Storage::I8(v) => it(v),
+        Storage::I16(v) => it(v),
+        Storage::I32(v) => it(v),
+        Storage::I64(v) => it(v),
+        Storage::U8(v) => it(v),
+        Storage::U16(v) => it(v),
+        Storage::U32(v) => it(v),
+        Storage::U64(v) => it(v),
+        _ => return None,
+    })
+}
+
+/// The values of a float tensor, exactly, or of an integer tensor rounded to f64.
+fn float_values(s: &Storage) -> Option<Values<'_, f64>> {
+    Some(match s {
+        Storage::F32(v) => Box::new(v.iter().map(|&x| f64::from(x))),
+        Storage::F64(v) => Box::new(v.iter().copied()),
+        Storage::F16(v) => Box::new(v.iter().map(|x| x.to_f64())),
+        Storage::BF16(v) => Box::new(v.iter().map(|x| x.to_f64())),
+        other => Box::new(int_values(other)?.map(|x| x as f64)),
+    })
+}
+
+/// Row-major flat index `i` of `shape` as `[i0, i1, ...]`.
+fn index_of(mut i: usize, shape: &[usize]) -> String {
+    let mut idx = vec![0; shape.len()];
+    for (k, &d) in shape.iter().enumerate().rev() {
+        if d > 0 {
+            idx[k] = i % d;
+            i /= d;
+        }
+    }
+    format!("{idx:?}")
+}
+
+fn does_not_fit(value: impl std::fmt::Display, i: usize, shape: &[usize], dtype: DType, range: &str) -> Error {
+    Error::invalid_argument(format!(
+        "value {value} at {} does not fit in {dtype} ({range}); feed a wider dtype or change the fed tensor's dtype",
+        index_of(i, shape)
+    ))
+}
+
+fn to_ints(values: Values<'_, i128>, shape: &[usize], dtype: DType) -> Result<Storage> {
+    macro_rules! ints {
+        ($t:ty, $var:ident) => {{
+            let mut out = try_with_capacity::<$t>(values.len(), dtype)?;
+            for (i, x) in values.enumerate() {
+                let range = || format!("{} to {}", <$t>::MIN, <$t>::MAX);
+                out.push(<$t>::try_from(x).map_err(|_| does_not_fit(x, i, shape, dtype, &range()))?);
+            }
+            Storage::$var(out)
+        }};
+    }
+    Ok(match dtype {
+        DType::Int8 => ints!(i8, I8),
+        DType::Int16 => ints!(i16, I16),
+        DType::Int32 => ints!(i32, I32),
+        DType::Int64 => ints!(i64, I64),
+        DType::UInt8 => ints!(u8, U8),
+        DType::UInt16 => ints!(u16, U16),
+        DType::UInt32 => ints!(u32, U32),
+        DType::UInt64 => ints!(u64, U64),
+        other => return Err(Error::internal(format!("to_ints called for {other}"))),
+    })
+}
+
+fn to_floats(values: Values<'_, f64>, shape: &[usize], dtype: DType) -> Result<Storage> {
+    macro_rules! floats {
+        ($t:ty, $var:ident, $conv:expr, $finite:expr, $max:expr) => {{
+            let mut out = try_with_capacity::<$t>(values.len(), dtype)?;
+            for (i, x) in values.enumerate() {
+                let y: $t = $conv(x);
+                if x.is_finite() && !$finite(y) {
+                    let max = format!("largest magnitude {:?}", $max);
+                    return Err(does_not_fit(format!("{x:?}"), i, shape, dtype, &max));
+                }
+                out.push(y);
+            }
+            Storage::$var(out)
+        }};
+    }
+    Ok(match dtype {
+        DType::Float => floats!(f32, F32, |x| x as f32, f32::is_finite, f32::MAX),
+        DType::Double => floats!(f64, F64, |x| x, f64::is_finite, f64::MAX),
+        DType::Half => floats!(f16, F16, f16::from_f64, |y: f16| y.is_finite(), f16::MAX),
+        DType::BFloat16 => floats!(bf16, BF16, bf16::from_f64, |y: bf16| y.is_finite(), bf16::MAX),
+        other => return Err(Error::internal(format!("to_floats called for {other}"))),
+    })
+}
