@@ -2,8 +2,10 @@
 //! (feeds, fetches, targets) signature needs, orders it, caches that plan, and keeps
 //! variable values.
 
+mod control_flow_info;
 mod denormal;
 mod executor;
+mod frames;
 mod plan;
 mod session_state;
 

@@ -4,6 +4,7 @@
 //!   same-shape, dtype dispatch, output dtype rule) and the broadcast-gradient helpers;
 //! - [`arithmetic`] holds AddV2, Sub, Mul, RealDiv, Maximum, Minimum, FloorDiv, FloorMod, Neg, AddN;
 //! - [`compare`] holds Equal, Greater, GreaterEqual, Less, LessEqual (bool output);
+//! - [`logical`] holds LogicalAnd;
 //! - [`unary`] holds the element-wise one-input mechanism ([`UnaryOp`]);
 //! - [`functions`] holds Square, Sqrt, Rsqrt, Exp, Log, Reciprocal and their gradient helpers
 //!   SqrtGrad, RsqrtGrad, ReciprocalGrad;
@@ -17,6 +18,7 @@ pub mod arithmetic;
 pub mod binary;
 pub mod compare;
 pub mod functions;
+pub mod logical;
 pub mod matmul;
 pub mod reduction;
 pub mod unary;
@@ -29,6 +31,7 @@ pub use arithmetic::{add, add_n, div, floor_div, floor_mod, maximum, minimum, mu
 pub use binary::{BinaryFns, BinaryOp};
 pub use compare::{equal, greater, greater_equal, less, less_equal};
 pub use functions::{exp, log, reciprocal, rsqrt, sqrt, square};
+pub use logical::logical_and;
 pub use matmul::{matmul, matmul_t};
 pub use reduction::{argmax, reduce_max, reduce_mean, reduce_prod, reduce_sum};
 pub use unary::{UnaryFns, UnaryOp};
@@ -46,6 +49,7 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         .iter()
         .chain(compare::DEFS)
         .chain(functions::DEFS)
+        .chain(logical::DEFS)
         .chain(reduction::DEFS)
         .chain(matmul::DEFS)
         .chain(binary::DEFS)
