@@ -14,13 +14,14 @@ Writes, in graph mode with control flow v1 (Switch/Merge/Enter/Exit/NextIteratio
   maximum_iterations, with a loop invariant, nested loops, a loop inside the untaken
   branch of a cond, and a loop of n iterations that allocates 100 KB per iteration;
 - variables.pbtxt: while loops updating a reference and a resource variable;
-- cond_train.meta (MetaGraphDef, text): a small regression net with a tf.cond on a
-  training flag (placeholder_with_default) reading a variable in one branch, and its
-  GradientDescent train op;
+- cond_train.meta, cond_train_ref.meta (MetaGraphDef, text): a small regression net
+  with a tf.cond on a training flag (placeholder_with_default) reading a variable in one
+  branch, and its GradientDescent train op, with resource and with reference variables;
 - expected.json: for each named run, the feeds, fetches and TensorFlow's outputs (or its
   error class and message), and the cond net's initial values and losses.
 
-Every value is deterministic (no random ops, fixed initial values).
+Every value is deterministic (no random ops, fixed initial values); only the order of
+the entries in the meta graphs' serialized cond contexts changes between runs.
 """
 
 import json
@@ -169,19 +170,26 @@ def variables_graph():
         def res_body(i, acc):
             return i + 1, acc + rv.assign_add(1.0)
         tf.while_loop(lambda i, acc: i < 5, res_body, [0, 0.0], parallel_iterations=1, name="res_loop")
-        tf.variables_initializer([v, rv], name="init")
+        # a cond updating a reference variable in both branches (RefSwitch)
+        p = tf.placeholder(tf.bool, [], name="p")
+        c = tf.Variable(10.0, use_resource=False, name="c")
+        tf.cond(p, lambda: tf.assign_add(c, 1.0), lambda: tf.assign_sub(c, 3.0), name="refcond")
+        tf.variables_initializer([v, rv, c], name="init")
     gd = g.as_graph_def()
     write_graph(gd, "variables.pbtxt")
     # the variables are read in a later run: a read in the loop's run could come first
     record("variables.pbtxt", gd, "ref_variable_loop", {}, ["ref_loop/Exit:0"], setup=["init"])
     record("variables.pbtxt", gd, "ref_variable_after_loop", {}, ["v:0"], setup=["init", "ref_loop/Exit"])
     record("variables.pbtxt", gd, "resource_variable_loop", {}, ["res_loop/Exit_1:0"], setup=["init"])
+    record("variables.pbtxt", gd, "ref_cond_true", {"p:0": True}, ["refcond/Merge:0"], setup=["init"])
+    record("variables.pbtxt", gd, "ref_cond_false", {"p:0": False}, ["refcond/Merge:0"], setup=["init"])
     record("variables.pbtxt", gd, "resource_variable_after_loop", {}, ["rv/Read/ReadVariableOp:0"],
            setup=["init", "res_loop/Exit_1"])
 
 
-def cond_train():
-    """The cond net: its meta graph, initial values and TensorFlow's losses."""
+def cond_train(resource, file):
+    """The cond net with resource (or reference) variables: its meta graph in `file`,
+    initial values and TensorFlow's losses."""
     rng = np.random.RandomState(7)
     inits = {
         "W1": (rng.standard_normal((4, 5)) * 0.5).astype(np.float32),
@@ -198,7 +206,7 @@ def cond_train():
         x = tf.placeholder(tf.float32, [None, 4], name="x")
         y = tf.placeholder(tf.float32, [None, 3], name="y")
         training = tf.placeholder_with_default(True, [], name="training")
-        var = {k: tf.get_variable(k, initializer=tf.constant(v), use_resource=True) for k, v in inits.items()}
+        var = {k: tf.get_variable(k, initializer=tf.constant(v), use_resource=resource) for k, v in inits.items()}
         h = tf.nn.relu(tf.matmul(x, var["W1"]) + var["b1"])
         mask = tf.constant([1.0, 0.0, 1.0, 1.0, 0.0])
         h = tf.cond(training, lambda: h * mask * var["scale"], lambda: h * 0.6, name="drop")
@@ -207,7 +215,7 @@ def cond_train():
         train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
         init = tf.global_variables_initializer()
         meta = tf.train.export_meta_graph(as_text=True)
-        with open(os.path.join(OUT, "cond_train.meta"), "w") as f:
+        with open(os.path.join(OUT, file), "w") as f:
             f.write(text_format.MessageToString(meta))
         with tf.Session(graph=g, config=config()) as s:
             s.run(init)
@@ -219,7 +227,7 @@ def cond_train():
     return {
         "x": tensor_json(xs), "y": tensor_json(ys), "flags": flags, "learning_rate": 0.1,
         "losses": losses, "final": final, "loss": "loss:0", "train": "train",
-        "init": init.name,
+        "init": init.name, "meta": file,
     }
 
 
@@ -228,10 +236,12 @@ def main():
     cond_graph()
     loops_graph()
     variables_graph()
-    train = cond_train()
+    train = cond_train(True, "cond_train.meta")
+    train_ref = cond_train(False, "cond_train_ref.meta")
     with open(os.path.join(OUT, "expected.json"), "w") as f:
         json.dump({"generator": "scripts/gen_control_flow.py", "tensorflow": tf.__version__,
-                   "runs": RUNS, "cond_train": train}, f, indent=1)
+                   "runs": RUNS, "cond_train": train,
+                   "cond_train_ref": train_ref}, f, indent=1)
         f.write("\n")
     print(f"gen_control_flow: wrote {len(RUNS)} runs to {OUT}")
 

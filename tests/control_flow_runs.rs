@@ -97,6 +97,12 @@ fn a_loop_updates_a_reference_variable() {
 }
 
 #[test]
+fn a_cond_updates_a_reference_variable_through_ref_switch() {
+    check("ref_cond_true");
+    check("ref_cond_false");
+}
+
+#[test]
 fn a_loop_updates_and_reads_a_resource_variable() {
     check("resource_variable_loop");
     check("resource_variable_after_loop");

@@ -138,6 +138,12 @@ pub(crate) fn is_variable_op(op_type: &str) -> bool {
 /// Signature of a run: fed tensors, fetched tensors, target ops.
 pub(crate) type PlanKey = (Vec<(usize, usize)>, Vec<(usize, usize)>, Vec<usize>);
 
+/// True for an `Identity` of a resource handle (TensorFlow's gradient of a resource read in
+/// a `tf.cond` branch makes one): it forwards the variable, as the control-flow ops do.
+fn is_handle_identity(n: &Node) -> bool {
+    n.op_type == "Identity" && n.outputs.first().is_some_and(|o| o.0 == DType::Resource)
+}
+
 /// True when data edge `src` → `dst` is a while loop's back edge (`NextIteration` → `Merge`).
 fn is_back_edge(nodes: &[Arc<Node>], src: usize, dst: usize) -> bool {
     control_flow(nodes[src].op_type) == Some(ControlFlow::NextIteration)
@@ -249,6 +255,7 @@ impl Plan {
                     Some(ControlFlow::Switch) => (&n.inputs[..1], &[0, 1]),
                     Some(ControlFlow::Enter | ControlFlow::Exit | ControlFlow::NextIteration) => (&n.inputs[..1], &[0]),
                     Some(ControlFlow::Merge) => (&n.inputs[..], &[0]),
+                    _ if is_handle_identity(n) => (&n.inputs[..1], &[0]),
                     _ => continue,
                 };
                 if let Some(v) = inputs.iter().find_map(|src| var_of(&carried, src)) {
@@ -294,7 +301,7 @@ impl Plan {
                 let forwards = match kind {
                     Kind::Switch => i == 0,
                     Kind::Merge | Kind::Enter { .. } | Kind::Exit | Kind::NextIteration => true,
-                    _ => false,
+                    _ => is_handle_identity(node),
                 };
                 let (mode, v) = match var {
                     Some(var) => {
