@@ -63,6 +63,15 @@ impl GraphData {
         id
     }
 
+    /// Adds control input `ctrl` to node `id` (TensorFlow's `op._add_control_input`: how
+    /// a `tf.cond` branch makes an op without inputs wait for its pivot).
+    pub(crate) fn add_control_input(&mut self, id: usize, ctrl: usize) {
+        let node = Arc::make_mut(&mut self.nodes[id]);
+        if !node.control_inputs.contains(&ctrl) {
+            node.control_inputs.push(ctrl);
+        }
+    }
+
     /// Checks that data input `index` of node `id` may become output `src`.
     /// Errors: `InvalidArgument` for an input index past the node's data inputs, an output
     /// index past the source's outputs, or a source of another dtype than the input's.

@@ -7,6 +7,7 @@
 
 pub mod array;
 mod builder;
+pub mod cond;
 pub mod control_flow;
 pub mod conv;
 pub mod io_ops;
@@ -28,6 +29,7 @@ use crate::tensor::{DType, Shape, Tensor};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use array::*;
+pub use cond::cond;
 pub use control_flow::{
     control_trigger, enter, exit, loop_cond, merge, next_iteration, ref_enter, ref_exit, ref_merge, ref_next_iteration,
     ref_switch, switch,
