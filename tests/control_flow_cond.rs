@@ -74,9 +74,7 @@ fn nested_conds_and_outputs_from_outside_match_tensorflow() {
     let out = ops::cond(
         &s,
         &p,
-        |s| {
-            ops::cond(s, &q, |s| Ok(vec![ops::mul(s, &x, &k(s, 3.0))?]), |s| Ok(vec![ops::sub(s, &x, &k(s, 1.0))?]))
-        },
+        |s| ops::cond(s, &q, |s| Ok(vec![ops::mul(s, &x, &k(s, 3.0))?]), |s| Ok(vec![ops::sub(s, &x, &k(s, 1.0))?])),
         |s| Ok(vec![ops::add(s, &ops::mul(s, &x, &k(s, 0.0))?, &k(s, 5.0))?]),
     )
     .unwrap();

@@ -41,7 +41,7 @@ fn cond_gradients_have_tensorflows_ops() {
     let p = ops::placeholder(&s.named("p"), tensorgraph::DType::Bool, tensorgraph::Shape::scalar()).unwrap();
     let (f, t) = ops::switch(&s, &x, &p).unwrap();
     let y = ops::merge(&s, &[ops::neg(&s, &f).unwrap(), t]).unwrap().0;
-    let dx = gradients(&[y], &[x.clone()], None).unwrap()[0].clone().unwrap();
+    let dx = gradients(&[y], std::slice::from_ref(&x), None).unwrap()[0].clone().unwrap();
     let op = |name: &str| g.operation_by_name(name).unwrap().op_type();
     assert_eq!(op("gradients/Merge_grad/cond_grad"), "Switch");
     assert_eq!(op("gradients/Switch_grad/cond_grad"), "Merge");

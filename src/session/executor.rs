@@ -74,46 +74,52 @@ fn read_var(slot: &VarSlot, name: &str) -> Result<Tensor> {
 
 /// Computes `task`'s outputs (`None`: dead), taking its inputs out of its iteration.
 fn run(plan: &Plan, item: &Item, task: &Task, frames: &mut Frames) -> Result<Vec<Option<Tensor>>> {
-    let n_in = item.inputs.len();
-    let st = frames.iteration(task.frame, task.iter);
-    let mut slots: Vec<Option<Tensor>> =
-        st.inputs[item.input_start..item.input_start + n_in].iter_mut().map(Option::take).collect();
+    let start = item.input_start;
+    let slots = &mut frames.iteration(task.frame, task.iter).inputs[start..start + item.inputs.len()];
     if task.dead {
+        slots.iter_mut().for_each(|s| *s = None);
         return Ok(vec![None; item.node.outputs.len()]);
     }
-    let mut input = |i: usize| -> Result<Tensor> {
-        match &item.inputs[i] {
-            InputMode::Value => slots[i]
-                .take()
-                .ok_or_else(|| Error::internal(format!("input {i} of '{}' is live but has no value", item.node.name))),
-            InputMode::ReadVar(slot, name) => {
-                read_var(slot, name).map_err(|e| e.context(format!("input {i} of '{}'", item.node.name)))
-            }
-            InputMode::Ref => Ok(plan.token.clone()),
-            InputMode::Token => Ok(slots[i].take().unwrap_or_else(|| plan.token.clone())),
-        }
-    };
     match item.kind {
         Kind::Op | Kind::ControlTrigger => {
-            let inputs = (0..n_in).map(&mut input).collect::<Result<Vec<_>>>()?;
+            let mut inputs = Vec::with_capacity(slots.len());
+            for (i, slot) in slots.iter_mut().enumerate() {
+                inputs.push(input(plan, item, i, slot)?);
+            }
             compute(item, inputs)
         }
         Kind::Switch => {
-            let data = input(0)?;
-            let pred = input(1)?;
+            let data = input(plan, item, 0, &mut slots[0])?;
+            let pred = input(plan, item, 1, &mut slots[1])?;
             let port = switch_port(&pred).map_err(|e| e.context(format!("Switch '{}'", item.node.name)))?;
             let mut out = vec![None, None];
             out[port] = Some(data);
             Ok(out)
         }
         Kind::Merge => {
-            let (index, value) =
-                slots.into_iter().enumerate().find_map(|(i, v)| v.map(|v| (i, v))).ok_or_else(|| {
-                    Error::internal(format!("Merge '{}' is live but has no live input", item.node.name))
-                })?;
-            Ok(vec![Some(value), Some(Tensor::scalar(index as i32))])
+            let index = slots
+                .iter()
+                .position(Option::is_some)
+                .ok_or_else(|| Error::internal(format!("Merge '{}' is live but has no live input", item.node.name)))?;
+            let value = slots[index].take();
+            slots.iter_mut().for_each(|s| *s = None);
+            Ok(vec![value, Some(Tensor::scalar(index as i32))])
         }
-        Kind::Enter { .. } | Kind::Exit | Kind::NextIteration => Ok(vec![Some(input(0)?)]),
+        Kind::Enter { .. } | Kind::Exit | Kind::NextIteration => Ok(vec![Some(input(plan, item, 0, &mut slots[0])?)]),
+    }
+}
+
+/// The value of `item`'s data input `i`, whose delivered value (if any) is in `slot`.
+fn input(plan: &Plan, item: &Item, i: usize, slot: &mut Option<Tensor>) -> Result<Tensor> {
+    let delivered = slot.take();
+    match &item.inputs[i] {
+        InputMode::Value => delivered
+            .ok_or_else(|| Error::internal(format!("input {i} of '{}' is live but has no value", item.node.name))),
+        InputMode::ReadVar(var, name) => {
+            read_var(var, name).map_err(|e| e.context(format!("input {i} of '{}'", item.node.name)))
+        }
+        InputMode::Ref => Ok(plan.token.clone()),
+        InputMode::Token => Ok(delivered.unwrap_or_else(|| plan.token.clone())),
     }
 }
 

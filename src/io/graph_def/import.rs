@@ -86,7 +86,8 @@ pub enum ReturnElement {
 pub struct ImportResult {
     /// The name scope used, without trailing `/` (`import`, `import_1`; `""` for none).
     pub prefix: String,
-    /// The imported ops, in the order they were added (a topological order).
+    /// The imported ops, in the order they were added (a topological order, loops' back
+    /// edges aside).
     pub operations: Vec<Operation>,
     /// The requested return elements, in the requested order.
     pub return_elements: Vec<ReturnElement>,
@@ -193,12 +194,12 @@ impl<'a> Inputs<'a> {
 /// allowed values or below the minimum; `InvalidArgument` for a duplicate node name, an input naming a node
 /// missing from the GraphDef, a data input after a control input, a cycle (naming its
 /// nodes) other than a while loop's (closed by a `NextIteration` → `Merge` back edge, which
-/// is connected after every node exists, as TensorFlow's importer does), an output index past the source's outputs, an input-map key the GraphDef does
-/// not have, an input-map value from another graph or of the wrong dtype, a return element
-/// not in the GraphDef, a name clash under prefix `""`, a GraphDef whose version this
-/// producer cannot consume, a node name or prefix TensorFlow would refuse, a colocation
-/// (`_class`) with a node the GraphDef lacks, and missing or wrong attrs and shapes that
-/// inference rejects.
+/// is connected after every node exists, as TensorFlow's importer does), an output index
+/// past the source's outputs, an input-map key the GraphDef does not have, an input-map
+/// value from another graph or of the wrong dtype, a return element not in the GraphDef,
+/// a name clash under prefix `""`, a GraphDef whose version this producer cannot consume,
+/// a node name or prefix TensorFlow would refuse, a colocation (`_class`) with a node the
+/// GraphDef lacks, and missing or wrong attrs and shapes that inference rejects.
 pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGraphDefOptions) -> Result<ImportResult> {
     import_graph_def_logged(graph, graph_def, options).map(|(result, _)| result)
 }
