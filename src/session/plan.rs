@@ -165,34 +165,9 @@ impl Plan {
             }
         }
 
-        // which ops are needed: walk back from fetches and targets, not through fed edges
         let roots: Vec<usize> =
             fetches.iter().filter(|f| !fed.contains_key(f)).map(|&(op, _)| op).chain(targets.iter().copied()).collect();
-        let needed = traversal::reachable(nodes.len(), roots.iter().copied(), |id, next| {
-            let n = &nodes[id];
-            next.extend(n.inputs.iter().filter(|src| !fed.contains_key(src)).map(|&(src, _)| src));
-            next.extend_from_slice(&n.control_inputs);
-            Ok(())
-        })?;
-        // their order, inputs first, back edges left out: fetched values are computed first
-        // (as early as their inputs allow), loop bodies after (from their NextIterations)
-        let loop_tails = (0..nodes.len())
-            .filter(|&i| needed[i] && control_flow(nodes[i].op_type) == Some(ControlFlow::NextIteration));
-        let order = traversal::post_order(
-            nodes.len(),
-            roots.iter().copied().chain(loop_tails),
-            |id, next| {
-                let n = &nodes[id];
-                next.extend(
-                    n.inputs
-                        .iter()
-                        .filter(|src| !fed.contains_key(src) && !is_back_edge(nodes, src.0, id))
-                        .map(|&(src, _)| src),
-                );
-                next.extend_from_slice(&n.control_inputs);
-            },
-            |id| Error::invalid_argument(format!("the graph has a cycle through op '{}'", nodes[id].name)),
-        )?;
+        let order = needed_in_order(nodes, &fed, &roots)?;
         let mut item_of = vec![usize::MAX; nodes.len()];
         let mut ops: Vec<Arc<Node>> = Vec::with_capacity(order.len());
         for id in order {
@@ -238,36 +213,17 @@ impl Plan {
         let cf = assign_frames(&ops, &consumers, &item_roots, &feed_consumers)?;
 
         // the variable each variable-carrying output forwards (control-flow ops pass it on)
-        let mut carried: HashMap<(usize, usize), usize> = HashMap::new();
-        let var_of = |carried: &HashMap<(usize, usize), usize>, src: &(usize, usize)| -> Option<usize> {
+        let src_kind = |src: &(usize, usize)| -> Src {
             if fed.contains_key(src) {
-                None
+                Src::Fed
             } else if is_variable_op(nodes[src.0].op_type) {
-                Some(src.0)
+                Src::Var(src.0)
             } else {
-                carried.get(&(item_of[src.0], src.1)).copied()
+                Src::Item(item_of[src.0])
             }
         };
-        loop {
-            let mut changed = false;
-            for (it, n) in ops.iter().enumerate() {
-                let (inputs, ports): (&[(usize, usize)], &[usize]) = match control_flow(n.op_type) {
-                    Some(ControlFlow::Switch) => (&n.inputs[..1], &[0, 1]),
-                    Some(ControlFlow::Enter | ControlFlow::Exit | ControlFlow::NextIteration) => (&n.inputs[..1], &[0]),
-                    Some(ControlFlow::Merge) => (&n.inputs[..], &[0]),
-                    _ if is_handle_identity(n) => (&n.inputs[..1], &[0]),
-                    _ => continue,
-                };
-                if let Some(v) = inputs.iter().find_map(|src| var_of(&carried, src)) {
-                    for &p in ports {
-                        changed |= carried.insert((it, p), v).is_none();
-                    }
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+        let carried = carried_variables(&ops, &src_kind);
+        let var_of = |src: &(usize, usize)| src_kind(src).var(&carried, src.1);
 
         // frame layouts: each item's pending count and input slots
         let mut frames: Vec<FrameLayout> =
@@ -297,7 +253,7 @@ impl Plan {
             for (i, src) in node.inputs.iter().enumerate() {
                 let is_dynamic = fed.contains_key(src) || src_item(src).is_some();
                 dynamic += u32::from(is_dynamic);
-                let var = var_of(&carried, src);
+                let var = var_of(src);
                 let forwards = match kind {
                     Kind::Switch => i == 0,
                     Kind::Merge | Kind::Enter { .. } | Kind::Exit | Kind::NextIteration => true,
@@ -424,6 +380,87 @@ impl Plan {
             fetches: plan_fetches,
             token: Tensor::zeros(DType::Float, &[0]),
         })
+    }
+}
+
+/// The needed ops (what `roots` reach through data inputs that are not fed and control
+/// inputs, loops' back edges included), in a depth-first post-order from `roots` that
+/// leaves the back edges out: fetched values first (as early as their inputs allow), loop
+/// bodies after (walked from their NextIterations).
+/// Errors: `InvalidArgument` for a cycle that no back edge closes.
+fn needed_in_order(nodes: &[Arc<Node>], fed: &HashMap<(usize, usize), usize>, roots: &[usize]) -> Result<Vec<usize>> {
+    let needed = traversal::reachable(nodes.len(), roots.iter().copied(), |id, next| {
+        let n = &nodes[id];
+        next.extend(n.inputs.iter().filter(|src| !fed.contains_key(src)).map(|&(src, _)| src));
+        next.extend_from_slice(&n.control_inputs);
+        Ok(())
+    })?;
+    let loop_tails =
+        (0..nodes.len()).filter(|&i| needed[i] && control_flow(nodes[i].op_type) == Some(ControlFlow::NextIteration));
+    traversal::post_order(
+        nodes.len(),
+        roots.iter().copied().chain(loop_tails),
+        |id, next| {
+            let n = &nodes[id];
+            next.extend(
+                n.inputs
+                    .iter()
+                    .filter(|src| !fed.contains_key(src) && !is_back_edge(nodes, src.0, id))
+                    .map(|&(src, _)| src),
+            );
+            next.extend_from_slice(&n.control_inputs);
+        },
+        |id| Error::invalid_argument(format!("the graph has a cycle through op '{}'", nodes[id].name)),
+    )
+}
+
+/// What a data input of a plan's op reads.
+#[derive(Clone, Copy)]
+enum Src {
+    /// A fed tensor.
+    Fed,
+    /// A variable op's output (node id).
+    Var(usize),
+    /// An item's output.
+    Item(usize),
+}
+
+impl Src {
+    /// The variable behind output `port` of this source, given the variables `carried`
+    /// by items' outputs.
+    fn var(self, carried: &HashMap<(usize, usize), usize>, port: usize) -> Option<usize> {
+        match self {
+            Src::Fed => None,
+            Src::Var(v) => Some(v),
+            Src::Item(it) => carried.get(&(it, port)).copied(),
+        }
+    }
+}
+
+/// The variable (node id) each variable-carrying (item, output) forwards: Switch, Enter,
+/// Exit, NextIteration and an Identity of a handle pass on their data input's, a Merge
+/// any of its inputs' (repeated until nothing changes, for loops' back edges).
+fn carried_variables(ops: &[Arc<Node>], src: &impl Fn(&(usize, usize)) -> Src) -> HashMap<(usize, usize), usize> {
+    let mut carried: HashMap<(usize, usize), usize> = HashMap::new();
+    loop {
+        let mut changed = false;
+        for (it, n) in ops.iter().enumerate() {
+            let (inputs, ports): (&[(usize, usize)], &[usize]) = match control_flow(n.op_type) {
+                Some(ControlFlow::Switch) => (&n.inputs[..1], &[0, 1]),
+                Some(ControlFlow::Enter | ControlFlow::Exit | ControlFlow::NextIteration) => (&n.inputs[..1], &[0]),
+                Some(ControlFlow::Merge) => (&n.inputs[..], &[0]),
+                _ if is_handle_identity(n) => (&n.inputs[..1], &[0]),
+                _ => continue,
+            };
+            if let Some(v) = inputs.iter().find_map(|i| src(i).var(&carried, i.1)) {
+                for &p in ports {
+                    changed |= carried.insert((it, p), v).is_none();
+                }
+            }
+        }
+        if !changed {
+            return carried;
+        }
     }
 }
 
