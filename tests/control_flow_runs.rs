@@ -45,7 +45,8 @@ fn a_merge_forwards_its_one_live_input_and_its_index() {
 fn a_merge_with_no_live_input_is_dead() {
     check("merge_no_live_input");
     let e = run("merge_no_live_input").1.unwrap_err();
-    assert!(e.message.contains("after_merge:0"), "{e}");
+    assert!(e.message.contains("the fetched tensor after_merge:0 is dead"), "{e}");
+    assert!(e.message.contains("Merge ops with no live input in this run: 'lonely_merge'."), "{e}");
 }
 
 #[test]

@@ -28,8 +28,13 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
     }
     let mut frames = Frames::new(plan);
     frames.start(feeds);
+    // the first Merges that had no live input, for the message of a dead fetch
+    let mut dead_merges: Vec<&str> = Vec::new();
     while let Some(task) = frames.pop() {
         let item = &plan.items[task.item];
+        if task.dead && item.kind == Kind::Merge && dead_merges.len() < 3 && !dead_merges.contains(&&*item.node.name) {
+            dead_merges.push(&item.node.name);
+        }
         let outputs = run(plan, item, &task, &mut frames)?;
         for &(port, fi) in &item.fetches {
             if let Some(t) = &outputs[port] {
@@ -51,20 +56,26 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
         .map(|(i, (f, value))| match (f, value) {
             (Fetch::Var(slot, name), _) | (Fetch::OutputVar(slot, name), Some(_)) => read_var(slot, name),
             (_, Some(t)) => Ok(t),
-            (_, None) => Err(not_fetchable(plan, i)),
+            (_, None) => Err(not_fetchable(plan, i, &dead_merges)),
         })
         .collect()
 }
 
-/// The error for fetch `i`, which is dead in this run.
-fn not_fetchable(plan: &Plan, i: usize) -> Error {
+/// The error for fetch `i`, which is dead in this run; `dead_merges` are Merges that had
+/// no live input in the run.
+fn not_fetchable(plan: &Plan, i: usize, dead_merges: &[&str]) -> Error {
     let name = plan
         .items
         .iter()
         .find_map(|it| it.fetches.iter().find(|f| f.1 == i).map(|&(port, _)| format!("{}:{port}", it.node.name)))
         .unwrap_or_default();
+    let merges = if dead_merges.is_empty() {
+        String::new()
+    } else {
+        format!(" Merge ops with no live input in this run: '{}'.", dead_merges.join("', '"))
+    };
     Error::invalid_argument(format!(
-        "Retval[{i}] does not have value: the fetched tensor {name} is dead in this run (it is on a branch a Switch did not take, or after a Merge with no live input); fetch a tensor computed on the taken branch, or the Merge of the branches"
+        "Retval[{i}] does not have value: the fetched tensor {name} is dead in this run (it is on a branch a Switch did not take, or after a Merge with no live input).{merges} Fetch a tensor computed on the taken branch, or the Merge of the branches."
     ))
 }
 
