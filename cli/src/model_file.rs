@@ -10,9 +10,6 @@ use tensorgraph::format::proto::GraphDef;
 use tensorgraph::io::model_file::{checkpoint_form, detect, read_model_file, ModelFile, ModelFileKind};
 use tensorgraph::ops;
 
-/// The op types of TF1 control flow (`tf.cond`, `tf.while_loop`).
-const CONTROL_FLOW_OPS: &[&str] = &["Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "RefSwitch"];
-
 /// The op types that call TF2 functions.
 const FUNCTION_CALL_OPS: &[&str] = &["StatefulPartitionedCall", "PartitionedCall"];
 
@@ -97,17 +94,9 @@ fn and_list(items: &[&str]) -> String {
 }
 
 /// What a user can do about unsupported op types: one sentence per kind of problem
-/// (TF1 control flow; calls of TF2 functions).
+/// (calls of TF2 functions).
 pub fn unsupported_advice(types: &[(&str, usize)]) -> Vec<String> {
     let mut advice = Vec::new();
-    let control: Vec<&str> = types.iter().map(|t| t.0).filter(|op| CONTROL_FLOW_OPS.contains(op)).collect();
-    if !control.is_empty() {
-        advice.push(format!(
-            "{} {} TF1 control flow (tf.cond, tf.while_loop), which tensorgraph does not support yet",
-            and_list(&control),
-            if control.len() == 1 { "is" } else { "are" }
-        ));
-    }
     let calls: Vec<&str> = types.iter().map(|t| t.0).filter(|op| FUNCTION_CALL_OPS.contains(op)).collect();
     if !calls.is_empty() {
         advice.push(format!(
@@ -143,11 +132,8 @@ mod tests {
 
     #[test]
     fn advice() {
-        let a = unsupported_advice(&[("Switch", 2), ("Merge", 1), ("Foo", 1)]);
-        assert_eq!(
-            a,
-            ["Switch and Merge are TF1 control flow (tf.cond, tf.while_loop), which tensorgraph does not support yet"]
-        );
+        // TF1 control flow (Switch, Merge, ...) runs: no advice
+        assert!(unsupported_advice(&[("Switch", 2), ("Merge", 1), ("Foo", 1)]).is_empty());
         assert_eq!(and_list(&["A", "B", "C"]), "A, B and C");
         assert!(unsupported_advice(&[("PartitionedCall", 1)])[0].contains("convert_variables_to_constants_v2"));
         assert_eq!(op_counts_text(&[("Switch", 2), ("Merge", 1)]), "Switch (2), Merge (1)");

@@ -63,6 +63,55 @@ impl GraphData {
         self.nodes.push(Arc::new(node));
         id
     }
+
+    /// Adds control input `ctrl` to node `id` (TensorFlow's `op._add_control_input`: how
+    /// a `tf.cond` branch makes an op without inputs wait for its pivot).
+    pub(crate) fn add_control_input(&mut self, id: usize, ctrl: usize) {
+        let node = Arc::make_mut(&mut self.nodes[id]);
+        if !node.control_inputs.contains(&ctrl) {
+            node.control_inputs.push(ctrl);
+        }
+    }
+
+    /// Checks that data input `index` of node `id` may become output `src`.
+    /// Errors: `InvalidArgument` for an input index past the node's data inputs, an output
+    /// index past the source's outputs, or a source of another dtype than the input's.
+    pub fn check_update(&self, id: usize, index: usize, src: (usize, usize)) -> Result<()> {
+        let node = &self.nodes[id];
+        let Some(&(old, old_idx)) = node.inputs.get(index) else {
+            return Err(Error::invalid_argument(format!(
+                "Cannot update edge. Input index [{index}] is greater than the number of total inputs [{}] of node '{}'",
+                node.inputs.len(),
+                node.name
+            )));
+        };
+        let source = &self.nodes[src.0];
+        let Some((got, _)) = source.outputs.get(src.1) else {
+            return Err(Error::invalid_argument(format!(
+                "Cannot update edge. Output index [{}] is greater than the number of total outputs [{}] of node '{}'",
+                src.1,
+                source.outputs.len(),
+                source.name
+            )));
+        };
+        let want = self.nodes[old].outputs[old_idx].0;
+        if *got != want {
+            return Err(Error::invalid_argument(format!(
+                "Input {index} of node {} was passed {got} from {}:{} incompatible with expected {want}",
+                node.name, source.name, src.1
+            )));
+        }
+        Ok(())
+    }
+
+    /// Sets data input `index` of node `id` to output `src` (op id, output index), as
+    /// TensorFlow's `TF_UpdateEdge`; the node's inferred outputs are kept.
+    /// Errors: as [`GraphData::check_update`].
+    pub fn update_input(&mut self, id: usize, index: usize, src: (usize, usize)) -> Result<()> {
+        self.check_update(id, index, src)?;
+        Arc::make_mut(&mut self.nodes[id]).inputs[index] = src;
+        Ok(())
+    }
 }
 
 pub(crate) struct GraphInner {
@@ -232,6 +281,35 @@ impl Graph {
     /// The trainable variables (`tf.trainable_variables()`).
     pub fn trainable_variables(&self) -> Vec<super::Variable> {
         self.variables_in(super::collections::TRAINABLE_VARIABLES)
+    }
+
+    /// Replaces data input `index` of `op` by `src` (TensorFlow's `TF_UpdateEdge`, Python's
+    /// `op._update_input`): how a while loop's back edge, `NextIteration` → `Merge`, is
+    /// made once the loop body exists. `op`'s inferred output shapes are kept (not
+    /// inferred again).
+    /// Errors: `InvalidArgument` when `op` or `src` is from another graph, `index` is past
+    /// `op`'s data inputs, `src` has another dtype than the input it replaces, or a shape
+    /// incompatible with it ("Cannot update edge, incompatible shapes").
+    pub fn update_input(&self, op: &Operation, index: usize, src: &Output) -> Result<()> {
+        if !op.graph.same(self) || !src.graph.same(self) {
+            return Err(Error::invalid_argument(format!(
+                "update_input: {} and {} must both be in this graph",
+                op.name(),
+                src.name()
+            )));
+        }
+        let mut g = self.write();
+        g.check_update(op.id, index, (src.op, src.index))?;
+        let (old, old_idx) = g.nodes[op.id].inputs[index];
+        let have = &g.nodes[old].outputs[old_idx].1;
+        let new = &g.nodes[src.op].outputs[src.index].1;
+        if !have.compatible(new) {
+            return Err(Error::invalid_argument(format!(
+                "Cannot update edge, incompatible shapes: {new} and {have} (input {index} of '{}')",
+                g.nodes[op.id].name
+            )));
+        }
+        g.update_input(op.id, index, (src.op, src.index))
     }
 
     /// Ids of the ops that consume each op's outputs (data edges), indexed by op id.

@@ -7,6 +7,8 @@
 
 pub mod array;
 mod builder;
+pub mod cond;
+pub mod control_flow;
 pub mod conv;
 pub mod image;
 pub mod io_ops;
@@ -28,6 +30,11 @@ use crate::tensor::{DType, Shape, Tensor};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use array::*;
+pub use cond::cond;
+pub use control_flow::{
+    control_trigger, enter, exit, loop_cond, merge, next_iteration, ref_enter, ref_exit, ref_merge, ref_next_iteration,
+    ref_switch, switch,
+};
 pub use conv::{avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool};
 pub use image::{resize_bilinear, resize_nearest_neighbor};
 pub use math::*;

@@ -19,6 +19,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::conv::DEFS)
         .chain(super::array::pad::DEFS)
         .chain(super::image::DEFS)
+        .chain(super::control_flow::DEFS)
     {
         m.insert(def.op_type(), *def);
     }

@@ -1,6 +1,6 @@
 //! Resource-variable ops (TensorFlow's `ResourceVariable`, what TF2 writes by default):
 //! `VarHandleOp`, `ReadVariableOp`, `AssignVariableOp`, `AssignAddVariableOp`,
-//! `AssignSubVariableOp`, `VarIsInitializedOp`, and the optimizer updates
+//! `AssignSubVariableOp`, `VarIsInitializedOp`, `VariableShape`, and the optimizer updates
 //! `ResourceApplyGradientDescent`, `ResourceApplyMomentum`, `ResourceApplyAdam`.
 //!
 //! A `VarHandleOp`'s output has dtype [`DType::Resource`], but no handle tensor ever exists
@@ -25,6 +25,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &AssignAddVariableOp,
     &AssignSubVariableOp,
     &VarIsInitializedOp,
+    &VariableShape,
     &ResourceApplyGradientDescent,
     &ResourceApplyMomentum,
     &ResourceApplyAdam,
@@ -257,6 +258,49 @@ impl RegisteredOp for VarIsInitializedOp {
     fn is_stateful(&self) -> bool {
         true
     }
+}
+
+/// `VariableShape(resource)`: the variable's shape as a vector of `out_type` (int32, the
+/// default, or int64); TensorFlow's gradient of a resource read in a `tf.cond` branch
+/// builds its zeros with it. Errors: `FailedPrecondition` when the variable is
+/// uninitialized; `InvalidArgument` when a dimension does not fit in int32.
+pub struct VariableShape;
+impl RegisteredOp for VariableShape {
+    fn op_type(&self) -> &'static str {
+        "VariableShape"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        let rank = handle_info(ctx, 0)?.and_then(|(_, shape)| shape.rank());
+        let out = ctx.node.attr_type("out_type").unwrap_or(DType::Int32);
+        Ok(vec![(out, Shape::partial(&[rank]))])
+    }
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        let out = node.attr_type("out_type").unwrap_or(DType::Int32);
+        let kernel: fn(&mut KernelCtx) -> Result<Vec<Tensor>> = match out {
+            DType::Int64 => |ctx| variable_shape(ctx, DType::Int64),
+            _ => |ctx| variable_shape(ctx, DType::Int32),
+        };
+        Ok(Box::new(FnKernel(kernel)))
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0]
+    }
+}
+
+fn variable_shape(ctx: &mut KernelCtx, out: DType) -> Result<Vec<Tensor>> {
+    let (slot, name) = ctx.var(0)?;
+    let guard = slot.read().unwrap_or_else(|e| e.into_inner());
+    let value = guard.as_ref().ok_or_else(|| uninitialized_resource(name))?;
+    let dims: Vec<i64> = value.shape().iter().map(|&d| d as i64).collect();
+    if out == DType::Int32 && dims.iter().any(|&d| d > i32::MAX as i64) {
+        return Err(Error::invalid_argument(format!(
+            "the shape {} of variable {name} does not fit in int32; set out_type to int64",
+            fmt_dims(value.shape())
+        )));
+    }
+    let f: Vec<f64> = dims.iter().map(|&d| d as f64).collect();
+    Ok(vec![Tensor::from_f64(out, &[dims.len()], &f)?])
 }
 
 /// `ResourceApplyGradientDescent(var, alpha, delta)`: `var -= alpha * delta` (attrs `T`,

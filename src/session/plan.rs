@@ -1,47 +1,132 @@
-//! Run plans: the graph pruned to what a (feeds, fetches, targets) signature needs,
-//! in execution order, with every input resolved to a value slot or a variable buffer.
-//! Built once per signature and cached by the session.
+//! Run plans: the graph pruned to what a (feeds, fetches, targets) signature needs, each
+//! op ("item") with its prepared kernel, the loop frame it runs in, where its inputs come
+//! from (a value delivered by an edge, or a variable's buffer) and where its outputs go.
+//! Built once per signature and cached by the session; run by the executor.
+//!
+//! Pruning walks back from the fetches and targets through data and control inputs, not
+//! through fed tensors, loops' back edges (`NextIteration` → `Merge`) included. Items are
+//! numbered in a depth-first post-order that leaves back edges out (inputs first, as
+//! TensorFlow's graph without its loops' back edges is acyclic); the executor runs ready
+//! items lowest number first, so a graph without control flow runs in that order.
 
+use super::control_flow_info::{assign_frames, StaticFrame};
 use super::session_state::SessionState;
 use crate::error::{Error, Result};
 use crate::graph::{traversal, Graph, Node};
+use crate::ops::control_flow::{control_flow, enter_attrs, ControlFlow};
 use crate::ops::{self, Kernel, VarSlot};
+use crate::tensor::{DType, Shape, Tensor};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// Where a step's input (or a fetch) comes from.
-pub(crate) enum Source {
-    /// A value computed or fed in this run.
-    Slot(usize),
-    /// A variable's buffer, read when the consumer runs (name and id for messages).
-    Var(Arc<VarSlot>, String),
+/// What an item does beyond running its kernel (the executor's part of control flow).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// An ordinary op: its kernel runs when it is live.
+    Op,
+    /// `Switch`/`RefSwitch`: data to output 1 (pred true) or 0 (false), the other dead.
+    Switch,
+    /// `Merge`/`RefMerge`: forwards its one live input.
+    Merge,
+    /// `Enter`/`RefEnter`: its output is in frame `child` (every iteration when `constant`).
+    Enter { child: usize, constant: bool },
+    /// `Exit`/`RefExit`: its output is in the parent frame.
+    Exit,
+    /// `NextIteration`/`RefNextIteration`: its output is in the next iteration.
+    NextIteration,
+    /// `ControlTrigger`: runs, live, even when its inputs are dead.
+    ControlTrigger,
 }
 
-/// One op to run.
-pub(crate) struct Step {
+/// How an item gets one data input's value.
+pub(crate) enum InputMode {
+    /// The value an edge delivered.
+    Value,
+    /// The variable's current value, read when the item runs (any delivered value only
+    /// says that the input is live).
+    ReadVar(Arc<VarSlot>, String),
+    /// A reference or resource input: the kernel works on the variable's buffer
+    /// ([`Item::vars`]); the value is a placeholder.
+    Ref,
+    /// A control-flow op forwarding a variable: the placeholder value, or the one delivered.
+    Token,
+}
+
+/// One output edge: output `port` of an item goes to input slot `slot` of item `dst` (in
+/// the per-iteration input array of `dst`'s frame).
+pub(crate) struct Edge {
+    pub port: usize,
+    pub dst: usize,
+    pub slot: usize,
+    /// The last edge reading this output: the value is moved, not cloned.
+    pub last: bool,
+}
+
+/// One op of a plan.
+pub(crate) struct Item {
     pub node: Arc<Node>,
-    /// The node's prepared kernel.
     pub kernel: Box<dyn Kernel>,
-    pub inputs: Vec<Source>,
-    /// Variable buffers behind reference inputs.
+    pub kind: Kind,
+    /// Its index among its frame's items (its pending count).
+    pub local: usize,
+    /// Its first input slot in its frame's per-iteration input array.
+    pub input_start: usize,
+    /// How each data input is read.
+    pub inputs: Vec<InputMode>,
+    /// Variable buffers behind reference inputs (for the kernel).
     pub vars: Vec<Option<(Arc<VarSlot>, String)>>,
     pub rng: Option<Arc<Mutex<rand_chacha::ChaCha8Rng>>>,
-    /// Slot of output 0; output i goes to `out_base + i`.
-    pub out_base: usize,
-    /// Slots no later step or fetch reads: freed after this step, so buffers are
-    /// released early and variables updated in place are not copied.
-    pub release: Vec<usize>,
+    /// Data edges to consumers, in consumer order.
+    pub edges: Vec<Edge>,
+    /// Items with a control input on this one.
+    pub controls: Vec<usize>,
+    /// (output, fetch index) of its fetched outputs.
+    pub fetches: Vec<(usize, usize)>,
+}
+
+/// An item's pending inputs in one iteration: inputs not yet arrived (for a Merge: bit 0
+/// set until a live data input arrives, plus 2 per control input) and inputs arrived dead.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Count {
+    pub pending: u32,
+    pub dead: u32,
+}
+
+/// A static frame and the layout of its per-iteration state.
+pub(crate) struct FrameLayout {
+    pub frame: StaticFrame,
+    /// Each item's count at the start of an iteration, by local index.
+    pub initial: Vec<Count>,
+    /// Input slots of one iteration.
+    pub num_inputs: usize,
+}
+
+/// Where a fetched value comes from.
+pub(crate) enum Fetch {
+    /// Feed `i`, returned as fed.
+    Feed(usize),
+    /// A variable's value after the run.
+    Var(Arc<VarSlot>, String),
+    /// An item's output (recorded by the item, see [`Item::fetches`]).
+    Output,
+    /// An item's output that carries a variable: the variable's value after the run, when
+    /// the output was live.
+    OutputVar(Arc<VarSlot>, String),
 }
 
 /// A compiled signature.
 pub(crate) struct Plan {
-    pub steps: Vec<Step>,
-    /// Slot for each feed, in the signature's feed order.
-    pub feed_slots: Vec<usize>,
+    pub items: Vec<Item>,
+    pub frames: Vec<FrameLayout>,
+    /// Items with nothing to wait for: they start the run (in the root frame).
+    pub roots: Vec<usize>,
+    /// For each feed (in signature order), the edges its value goes to (root frame).
+    pub feed_edges: Vec<Vec<Edge>>,
     /// (expected dtype, shape, tensor name) for each feed, for validation.
-    pub feed_checks: Vec<(crate::DType, crate::Shape, String)>,
-    pub fetches: Vec<Source>,
-    pub num_slots: usize,
+    pub feed_checks: Vec<(DType, Shape, String)>,
+    pub fetches: Vec<Fetch>,
+    /// The placeholder value of reference inputs and variable-carrying edges.
+    pub token: Tensor,
 }
 
 /// True for the ops whose value is a session-held variable buffer rather than a computed
@@ -52,6 +137,18 @@ pub(crate) fn is_variable_op(op_type: &str) -> bool {
 
 /// Signature of a run: fed tensors, fetched tensors, target ops.
 pub(crate) type PlanKey = (Vec<(usize, usize)>, Vec<(usize, usize)>, Vec<usize>);
+
+/// True for an `Identity` of a resource handle (TensorFlow's gradient of a resource read in
+/// a `tf.cond` branch makes one): it forwards the variable, as the control-flow ops do.
+fn is_handle_identity(n: &Node) -> bool {
+    n.op_type == "Identity" && n.outputs.first().is_some_and(|o| o.0 == DType::Resource)
+}
+
+/// True when data edge `src` → `dst` is a while loop's back edge (`NextIteration` → `Merge`).
+fn is_back_edge(nodes: &[Arc<Node>], src: usize, dst: usize) -> bool {
+    control_flow(nodes[src].op_type) == Some(ControlFlow::NextIteration)
+        && control_flow(nodes[dst].op_type) == Some(ControlFlow::Merge)
+}
 
 impl Plan {
     pub(crate) fn build(graph: &Graph, state: &SessionState, key: &PlanKey) -> Result<Plan> {
@@ -68,106 +165,313 @@ impl Plan {
             }
         }
 
-        // which ops are needed, inputs first: walk back from fetches and targets, not through
-        // fed edges; fetched values are computed first (as early as their inputs allow)
-        let roots = fetches.iter().filter(|f| !fed.contains_key(f)).map(|&(op, _)| op).chain(targets.iter().copied());
-        let order = traversal::post_order(
-            nodes.len(),
-            roots,
-            |id, next| {
-                let n = &nodes[id];
-                next.extend(n.inputs.iter().filter(|src| !fed.contains_key(src)).map(|&(src, _)| src));
-                next.extend_from_slice(&n.control_inputs);
-            },
-            |id| Error::invalid_argument(format!("the graph has a cycle through op '{}'", nodes[id].name)),
-        )?;
+        let roots: Vec<usize> =
+            fetches.iter().filter(|f| !fed.contains_key(f)).map(|&(op, _)| op).chain(targets.iter().copied()).collect();
+        let order = needed_in_order(nodes, &fed, &roots)?;
+        let mut item_of = vec![usize::MAX; nodes.len()];
+        let mut ops: Vec<Arc<Node>> = Vec::with_capacity(order.len());
+        for id in order {
+            if !is_variable_op(nodes[id].op_type) {
+                item_of[id] = ops.len();
+                ops.push(nodes[id].clone());
+            }
+        }
+        let src_item = |src: &(usize, usize)| -> Option<usize> {
+            (!fed.contains_key(src) && item_of[src.0] != usize::MAX).then_some(item_of[src.0])
+        };
 
-        // slots: feeds first, then each non-variable op's outputs
-        let mut slot_of: HashMap<(usize, usize), usize> = HashMap::new();
-        let mut num_slots = feeds.len();
+        // frames
+        let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); ops.len()];
+        let mut item_roots = Vec::new();
+        for (it, n) in ops.iter().enumerate() {
+            let mut has_input = false;
+            for src in &n.inputs {
+                if let Some(s) = src_item(src) {
+                    consumers[s].push(it);
+                    has_input = true;
+                }
+            }
+            for &c in &n.control_inputs {
+                if item_of[c] != usize::MAX {
+                    consumers[item_of[c]].push(it);
+                    has_input = true;
+                }
+            }
+            if !has_input {
+                item_roots.push(it);
+            }
+        }
+        let mut feed_consumers: Vec<(String, Vec<usize>)> =
+            feeds.iter().map(|&(op, idx)| (format!("{}:{idx}", nodes[op].name), Vec::new())).collect();
+        for (it, n) in ops.iter().enumerate() {
+            for src in &n.inputs {
+                if let Some(&fi) = fed.get(src) {
+                    feed_consumers[fi].1.push(it);
+                }
+            }
+        }
+        let cf = assign_frames(&ops, &consumers, &item_roots, &feed_consumers)?;
+
+        // the variable each variable-carrying output forwards (control-flow ops pass it on)
+        let src_kind = |src: &(usize, usize)| -> Src {
+            if fed.contains_key(src) {
+                Src::Fed
+            } else if is_variable_op(nodes[src.0].op_type) {
+                Src::Var(src.0)
+            } else {
+                Src::Item(item_of[src.0])
+            }
+        };
+        let carried = carried_variables(&ops, &src_kind);
+        let var_of = |src: &(usize, usize)| src_kind(src).var(&carried, src.1);
+
+        // frame layouts: each item's pending count and input slots
+        let mut frames: Vec<FrameLayout> =
+            cf.frames.into_iter().map(|frame| FrameLayout { frame, initial: Vec::new(), num_inputs: 0 }).collect();
+        let mut items: Vec<Item> = Vec::with_capacity(ops.len());
+        let mut plan_roots = Vec::new();
+        for (it, node) in ops.iter().enumerate() {
+            let frame = cf.frame_of[it];
+            let def = ops::lookup(node.op_type)?;
+            let cf_kind = control_flow(node.op_type);
+            let kind = match cf_kind {
+                None => Kind::Op,
+                Some(ControlFlow::Switch) => Kind::Switch,
+                Some(ControlFlow::Merge) => Kind::Merge,
+                Some(ControlFlow::Enter) => {
+                    let child = cf.enter_child[it].ok_or_else(|| Error::internal("Enter without a frame"))?;
+                    Kind::Enter { child, constant: enter_attrs(node)?.1 }
+                }
+                Some(ControlFlow::Exit) => Kind::Exit,
+                Some(ControlFlow::NextIteration) => Kind::NextIteration,
+                Some(ControlFlow::ControlTrigger) => Kind::ControlTrigger,
+            };
+            let refs = def.ref_inputs();
+            let mut inputs = Vec::with_capacity(node.inputs.len());
+            let mut vars = Vec::with_capacity(node.inputs.len());
+            let mut dynamic = 0u32;
+            for (i, src) in node.inputs.iter().enumerate() {
+                let is_dynamic = fed.contains_key(src) || src_item(src).is_some();
+                dynamic += u32::from(is_dynamic);
+                let var = var_of(src);
+                let forwards = match kind {
+                    Kind::Switch => i == 0,
+                    Kind::Merge | Kind::Enter { .. } | Kind::Exit | Kind::NextIteration => true,
+                    _ => is_handle_identity(node),
+                };
+                let (mode, v) = match var {
+                    Some(var) => {
+                        let slot = (state.var_slot(var), nodes[var].name.clone());
+                        if forwards {
+                            (InputMode::Token, None)
+                        } else if refs.contains(&i) {
+                            (InputMode::Ref, Some(slot))
+                        } else if nodes[var].op_type == "VarHandleOp" {
+                            return Err(resource_handle_as_value(
+                                &format!("input {i} of '{}' ({})", node.name, node.op_type),
+                                &nodes[var].name,
+                            ));
+                        } else {
+                            (InputMode::ReadVar(slot.0, slot.1), None)
+                        }
+                    }
+                    None if refs.contains(&i) => {
+                        return Err(Error::invalid_argument(format!(
+                            "input {i} of '{}' ({}) must be a variable (a VariableV2 or VarHandleOp output), but '{}' is a {}",
+                            node.name, node.op_type, nodes[src.0].name, nodes[src.0].op_type
+                        )));
+                    }
+                    None => (InputMode::Value, None),
+                };
+                if kind == Kind::Merge && !is_dynamic {
+                    return Err(Error::unimplemented(format!(
+                        "input {i} of {} '{}' is the variable '{}' itself: a Merge of variables is not supported; merge their values (read them first)",
+                        node.op_type, node.name, nodes[src.0].name
+                    )));
+                }
+                inputs.push(mode);
+                vars.push(v);
+            }
+            let controls = node.control_inputs.iter().filter(|&&c| item_of[c] != usize::MAX).count() as u32;
+            let pending = if kind == Kind::Merge { 1 + 2 * controls } else { dynamic + controls };
+            let layout = &mut frames[frame];
+            let local = layout.initial.len();
+            layout.initial.push(Count { pending, dead: 0 });
+            let input_start = layout.num_inputs;
+            layout.num_inputs += node.inputs.len();
+            if pending == 0 {
+                plan_roots.push(it);
+            }
+            let rng = def.is_stateful().then(|| state.rng_for(node)).flatten();
+            let kernel = def.prepare(node).map_err(|e| e.context(format!("{} '{}'", node.op_type, node.name)))?;
+            items.push(Item {
+                node: node.clone(),
+                kernel,
+                kind,
+                local,
+                input_start,
+                inputs,
+                vars,
+                rng,
+                edges: Vec::new(),
+                controls: Vec::new(),
+                fetches: Vec::new(),
+            });
+        }
+
+        // edges, in consumer order
+        let mut feed_edges: Vec<Vec<Edge>> = (0..feeds.len()).map(|_| Vec::new()).collect();
+        for dst in 0..items.len() {
+            let node = items[dst].node.clone();
+            for (i, src) in node.inputs.iter().enumerate() {
+                let edge = Edge { port: src.1, dst, slot: items[dst].input_start + i, last: false };
+                if let Some(&fi) = fed.get(src) {
+                    feed_edges[fi].push(Edge { port: 0, ..edge });
+                } else if let Some(s) = src_item(src) {
+                    items[s].edges.push(edge);
+                }
+            }
+            for &c in &node.control_inputs {
+                if item_of[c] != usize::MAX {
+                    items[item_of[c]].controls.push(dst);
+                }
+            }
+        }
+        for edges in items.iter_mut().map(|it| &mut it.edges).chain(feed_edges.iter_mut()) {
+            mark_last(edges);
+        }
+
+        let mut plan_fetches = Vec::with_capacity(fetches.len());
+        for (fi, &(op, idx)) in fetches.iter().enumerate() {
+            if let Some(&i) = fed.get(&(op, idx)) {
+                plan_fetches.push(Fetch::Feed(i));
+                continue;
+            }
+            let n = &nodes[op];
+            if is_variable_op(n.op_type) {
+                if n.op_type == "VarHandleOp" {
+                    return Err(resource_handle_as_value("a fetch", &n.name));
+                }
+                plan_fetches.push(Fetch::Var(state.var_slot(op), n.name.clone()));
+                continue;
+            }
+            let it = item_of[op];
+            items[it].fetches.push((idx, fi));
+            plan_fetches.push(match carried.get(&(it, idx)) {
+                Some(&var) if nodes[var].op_type == "VarHandleOp" => {
+                    return Err(resource_handle_as_value("a fetch", &nodes[var].name))
+                }
+                Some(&var) => Fetch::OutputVar(state.var_slot(var), nodes[var].name.clone()),
+                None => Fetch::Output,
+            });
+        }
         let mut feed_checks = Vec::with_capacity(feeds.len());
-        for (i, f) in feeds.iter().enumerate() {
-            slot_of.insert(*f, i);
+        for f in feeds {
             let n = &nodes[f.0];
             let (dt, sh) = n.outputs[f.1].clone();
             feed_checks.push((dt, sh, format!("{}:{}", n.name, f.1)));
         }
-        let mut steps = Vec::with_capacity(order.len());
-        let source = |slot_of: &HashMap<(usize, usize), usize>, src: (usize, usize)| -> Result<Source> {
-            if let Some(&s) = slot_of.get(&src) {
-                return Ok(Source::Slot(s));
-            }
-            let n = &nodes[src.0];
-            if is_variable_op(n.op_type) {
-                return Ok(Source::Var(state.var_slot(src.0), n.name.clone()));
-            }
-            Err(Error::internal(format!("no value slot for {}:{}", n.name, src.1)))
-        };
-        for id in order {
-            let node = nodes[id].clone();
-            if is_variable_op(node.op_type) {
-                continue;
-            }
-            let def = ops::lookup(node.op_type)?;
-            let refs = def.ref_inputs();
-            let mut inputs = Vec::with_capacity(node.inputs.len());
-            let mut vars = Vec::with_capacity(node.inputs.len());
-            for (i, &src) in node.inputs.iter().enumerate() {
-                let s = source(&slot_of, src)?;
-                if refs.contains(&i) {
-                    match &s {
-                        Source::Var(slot, name) => vars.push(Some((slot.clone(), name.clone()))),
-                        Source::Slot(_) => {
-                            return Err(Error::invalid_argument(format!(
-                                "input {i} of '{}' ({}) must be a variable (a VariableV2 or VarHandleOp output), but '{}' is a {}",
-                                node.name, node.op_type, nodes[src.0].name, nodes[src.0].op_type
-                            )))
-                        }
-                    }
-                } else {
-                    if nodes[src.0].op_type == "VarHandleOp" {
-                        return Err(resource_handle_as_value(
-                            &format!("input {i} of '{}' ({})", node.name, node.op_type),
-                            &nodes[src.0].name,
-                        ));
-                    }
-                    vars.push(None);
+        Ok(Plan {
+            items,
+            frames,
+            roots: plan_roots,
+            feed_edges,
+            feed_checks,
+            fetches: plan_fetches,
+            token: Tensor::zeros(DType::Float, &[0]),
+        })
+    }
+}
+
+/// The needed ops (what `roots` reach through data inputs that are not fed and control
+/// inputs, loops' back edges included), in a depth-first post-order from `roots` that
+/// leaves the back edges out: fetched values first (as early as their inputs allow), loop
+/// bodies after (walked from their NextIterations).
+/// Errors: `InvalidArgument` for a cycle that no back edge closes.
+fn needed_in_order(nodes: &[Arc<Node>], fed: &HashMap<(usize, usize), usize>, roots: &[usize]) -> Result<Vec<usize>> {
+    let needed = traversal::reachable(nodes.len(), roots.iter().copied(), |id, next| {
+        let n = &nodes[id];
+        next.extend(n.inputs.iter().filter(|src| !fed.contains_key(src)).map(|&(src, _)| src));
+        next.extend_from_slice(&n.control_inputs);
+        Ok(())
+    })?;
+    let loop_tails =
+        (0..nodes.len()).filter(|&i| needed[i] && control_flow(nodes[i].op_type) == Some(ControlFlow::NextIteration));
+    traversal::post_order(
+        nodes.len(),
+        roots.iter().copied().chain(loop_tails),
+        |id, next| {
+            let n = &nodes[id];
+            next.extend(
+                n.inputs
+                    .iter()
+                    .filter(|src| !fed.contains_key(src) && !is_back_edge(nodes, src.0, id))
+                    .map(|&(src, _)| src),
+            );
+            next.extend_from_slice(&n.control_inputs);
+        },
+        |id| Error::invalid_argument(format!("the graph has a cycle through op '{}'", nodes[id].name)),
+    )
+}
+
+/// What a data input of a plan's op reads.
+#[derive(Clone, Copy)]
+enum Src {
+    /// A fed tensor.
+    Fed,
+    /// A variable op's output (node id).
+    Var(usize),
+    /// An item's output.
+    Item(usize),
+}
+
+impl Src {
+    /// The variable behind output `port` of this source, given the variables `carried`
+    /// by items' outputs.
+    fn var(self, carried: &HashMap<(usize, usize), usize>, port: usize) -> Option<usize> {
+        match self {
+            Src::Fed => None,
+            Src::Var(v) => Some(v),
+            Src::Item(it) => carried.get(&(it, port)).copied(),
+        }
+    }
+}
+
+/// The variable (node id) each variable-carrying (item, output) forwards: Switch, Enter,
+/// Exit, NextIteration and an Identity of a handle pass on their data input's, a Merge
+/// any of its inputs' (repeated until nothing changes, for loops' back edges).
+fn carried_variables(ops: &[Arc<Node>], src: &impl Fn(&(usize, usize)) -> Src) -> HashMap<(usize, usize), usize> {
+    let mut carried: HashMap<(usize, usize), usize> = HashMap::new();
+    loop {
+        let mut changed = false;
+        for (it, n) in ops.iter().enumerate() {
+            let (inputs, ports): (&[(usize, usize)], &[usize]) = match control_flow(n.op_type) {
+                Some(ControlFlow::Switch) => (&n.inputs[..1], &[0, 1]),
+                Some(ControlFlow::Enter | ControlFlow::Exit | ControlFlow::NextIteration) => (&n.inputs[..1], &[0]),
+                Some(ControlFlow::Merge) => (&n.inputs[..], &[0]),
+                _ if is_handle_identity(n) => (&n.inputs[..1], &[0]),
+                _ => continue,
+            };
+            if let Some(v) = inputs.iter().find_map(|i| src(i).var(&carried, i.1)) {
+                for &p in ports {
+                    changed |= carried.insert((it, p), v).is_none();
                 }
-                inputs.push(s);
-            }
-            let out_base = num_slots;
-            for i in 0..node.outputs.len() {
-                slot_of.entry((id, i)).or_insert(out_base + i);
-            }
-            num_slots += node.outputs.len();
-            let rng = def.is_stateful().then(|| state.rng_for(&node)).flatten();
-            let kernel = def.prepare(&node).map_err(|e| e.context(format!("{} '{}'", node.op_type, node.name)))?;
-            steps.push(Step { node, kernel, inputs, vars, rng, out_base, release: Vec::new() });
-        }
-        for &(op, idx) in fetches {
-            if nodes[op].op_type == "VarHandleOp" && !slot_of.contains_key(&(op, idx)) {
-                return Err(resource_handle_as_value("a fetch", &nodes[op].name));
             }
         }
-        let fetches = fetches.iter().map(|&f| source(&slot_of, f)).collect::<Result<Vec<_>>>()?;
-        // the last step reading each slot releases it, unless it is fetched
-        let mut last_use: HashMap<usize, usize> = HashMap::new();
-        for (i, step) in steps.iter().enumerate() {
-            for src in &step.inputs {
-                if let Source::Slot(s) = src {
-                    last_use.insert(*s, i);
-                }
-            }
+        if !changed {
+            return carried;
         }
-        for f in &fetches {
-            if let Source::Slot(s) = f {
-                last_use.remove(s);
-            }
+    }
+}
+
+/// Marks the last edge of each output port in `edges`.
+fn mark_last(edges: &mut [Edge]) {
+    let mut seen: Vec<usize> = Vec::new();
+    for e in edges.iter_mut().rev() {
+        if !seen.contains(&e.port) {
+            seen.push(e.port);
+            e.last = true;
         }
-        for (slot, i) in last_use {
-            steps[i].release.push(slot);
-        }
-        Ok(Plan { steps, feed_slots: (0..feeds.len()).collect(), feed_checks, fetches, num_slots })
     }
 }
 

@@ -3,10 +3,13 @@
 //! gradient function from the registry.
 
 use crate::error::{Error, Result};
+use crate::graph::Node;
 use crate::graph::{traversal, Output, Scope};
+use crate::ops::control_flow::{control_flow, enter_attrs, ControlFlow};
 use crate::ops::{self, GradCtx};
-use crate::tensor::Tensor;
+use crate::tensor::{DType, Tensor};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// `tf.gradients(ys, xs)`: the gradient of the sum of `ys` with respect to each of `xs`,
 /// `None` where an `x` does not affect any `y`. Ops go in a new `gradients` name scope
@@ -30,6 +33,16 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
     let consumers = graph.consumers();
     let from_x = traversal::reachable(nodes.len(), xs.iter().map(|x| x.op().id()), |id, next| {
         next.extend_from_slice(&consumers[id]);
+        Ok(())
+    })?;
+    // TF1 while loops between xs and ys need gradient loops tensorgraph does not build
+    traversal::reachable(nodes.len(), ys.iter().map(|y| y.op().id()).filter(|&id| from_x[id]), |id, next| {
+        if let Some(ControlFlow::Enter | ControlFlow::Exit | ControlFlow::NextIteration) =
+            control_flow(nodes[id].op_type)
+        {
+            return Err(while_loop_unimplemented(&nodes, id));
+        }
+        next.extend(nodes[id].inputs.iter().map(|&(src, _)| src).filter(|&src| from_x[src]));
         Ok(())
     })?;
     // ops between: reach ys backward through data edges, and are reachable from xs; in
@@ -84,7 +97,9 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
         if node.inputs.is_empty() || grads.iter().all(|g| g.is_none()) {
             continue;
         }
-        if !node.outputs.iter().any(|(d, _)| d.is_floating()) {
+        // trainable outputs (TensorFlow's `_IsTrainable`): floating point, or a resource
+        // handle (a variable's gradient flows to its handle, through cond's Switches too)
+        if !node.outputs.iter().any(|(d, _)| d.is_floating() || *d == DType::Resource) {
             continue;
         }
         let def = ops::lookup(node.op_type)?;
@@ -123,4 +138,34 @@ fn aggregate(s: &Scope, mut gs: Vec<Output>) -> Result<Output> {
         return Ok(gs.remove(0));
     }
     ops::add_n(s, &gs)
+}
+
+/// The error for a gradient through loop op `id`: names the loop by its frame (an Enter's
+/// `frame_name`, found from an Exit or NextIteration through the loop's Switch and Merge).
+fn while_loop_unimplemented(nodes: &[Arc<Node>], id: usize) -> Error {
+    let frame = loop_frame(nodes, id).map(|f| format!(" (frame '{f}')")).unwrap_or_default();
+    Error::unimplemented(format!(
+        "gradients through TF1 while loops are not implemented: the path from the xs to the ys passes through {} '{}' of a while loop{frame}; TensorFlow builds such gradients as a second loop over stacks of the forward values (StackV2/StackPushV2/StackPopV2), which tensorgraph does not yet",
+        nodes[id].op_type, nodes[id].name
+    ))
+}
+
+/// The frame name of the loop op `id` belongs to: an Enter's own, else the first Enter met
+/// walking back through data inputs within a few ops (Exit ← Switch ← Merge ← Enter).
+fn loop_frame(nodes: &[Arc<Node>], id: usize) -> Option<String> {
+    let mut seen = vec![id];
+    let mut i = 0;
+    while i < seen.len() && i < 64 {
+        let n = &nodes[seen[i]];
+        if control_flow(n.op_type) == Some(ControlFlow::Enter) {
+            return enter_attrs(n).ok().map(|a| a.0);
+        }
+        for &(src, _) in &n.inputs {
+            if !seen.contains(&src) {
+                seen.push(src);
+            }
+        }
+        i += 1;
+    }
+    None
 }

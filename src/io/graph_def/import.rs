@@ -86,7 +86,8 @@ pub enum ReturnElement {
 pub struct ImportResult {
     /// The name scope used, without trailing `/` (`import`, `import_1`; `""` for none).
     pub prefix: String,
-    /// The imported ops, in the order they were added (a topological order).
+    /// The imported ops, in the order they were added (a topological order, loops' back
+    /// edges aside).
     pub operations: Vec<Operation>,
     /// The requested return elements, in the requested order.
     pub return_elements: Vec<ReturnElement>,
@@ -192,12 +193,13 @@ impl<'a> Inputs<'a> {
 /// ones), a missing attr without a default, or an attr of the wrong kind, outside the
 /// allowed values or below the minimum; `InvalidArgument` for a duplicate node name, an input naming a node
 /// missing from the GraphDef, a data input after a control input, a cycle (naming its
-/// nodes), an output index past the source's outputs, an input-map key the GraphDef does
-/// not have, an input-map value from another graph or of the wrong dtype, a return element
-/// not in the GraphDef, a name clash under prefix `""`, a GraphDef whose version this
-/// producer cannot consume, a node name or prefix TensorFlow would refuse, a colocation
-/// (`_class`) with a node the GraphDef lacks, and missing or wrong attrs and shapes that
-/// inference rejects.
+/// nodes) other than a while loop's (closed by a `NextIteration` → `Merge` back edge, which
+/// is connected after every node exists, as TensorFlow's importer does), an output index
+/// past the source's outputs, an input-map key the GraphDef does not have, an input-map
+/// value from another graph or of the wrong dtype, a return element not in the GraphDef,
+/// a name clash under prefix `""`, a GraphDef whose version this producer cannot consume,
+/// a node name or prefix TensorFlow would refuse, a colocation (`_class`) with a node the
+/// GraphDef lacks, and missing or wrong attrs and shapes that inference rejects.
 pub fn import_graph_def(graph: &Graph, graph_def: &GraphDef, options: &ImportGraphDefOptions) -> Result<ImportResult> {
     import_graph_def_logged(graph, graph_def, options).map(|(result, _)| result)
 }
@@ -470,6 +472,8 @@ impl ImportPlan<'_> {
     fn add_nodes(&self, g: &mut GraphData, order: &[usize], ids: &mut [usize], log: &mut ImportLog) -> Result<()> {
         let (gd, defs, inputs, prefix) = (self.gd, self.defs, self.inputs, self.prefix);
         let mut input_types: Vec<(DType, Shape)> = Vec::new();
+        // back edges to connect once every node exists: (node, input index, source, output)
+        let mut deferred: Vec<(usize, usize, usize, usize)> = Vec::new();
         for &i in order {
             let n = &gd.node[i];
             let ctx_err = |e: Error| e.context(format!("node '{}' (op '{}')", n.name, n.op));
@@ -497,25 +501,41 @@ impl ImportPlan<'_> {
             let mut data_inputs = Vec::with_capacity(n.input.len());
             let mut control_inputs = Vec::new();
             input_types.clear();
+            // a loop's back edges (sources not added yet) are connected after all nodes
+            let mut back_edges = Vec::new();
             for input in inputs.of(i) {
                 match *input {
                     Input::MappedData(o) => data_inputs.push((o.op, o.index)),
+                    Input::Data { node, index } if ids[node] == usize::MAX => {
+                        back_edges.push((data_inputs.len(), node, index));
+                        data_inputs.push((usize::MAX, 0));
+                    }
                     Input::Data { node, index } => {
                         let id = ids[node];
-                        let n_out = g.nodes[id].outputs.len();
-                        if index >= n_out {
-                            return Err(Error::invalid_argument(format!(
-                            "Node '{}': Connecting to invalid output {index} of source node {} which has {n_out} outputs",
-                            n.name, gd.node[node].name
-                        )));
-                        }
+                        check_output_index(gd, i, node, index, g.nodes[id].outputs.len())?;
                         data_inputs.push((id, index));
                     }
                     Input::Control(node) => push_unique(&mut control_inputs, ids[node]),
                     Input::MappedControl(id) => push_unique(&mut control_inputs, id),
                 }
             }
-            input_types.extend(data_inputs.iter().map(|&(src, idx)| g.nodes[src].outputs[idx].clone()));
+            input_types.extend(data_inputs.iter().map(|&(src, idx)| match g.nodes.get(src) {
+                Some(s) => s.outputs[idx].clone(),
+                None => (DType::Float, Shape::unknown()),
+            }));
+            if !back_edges.is_empty() {
+                // until connected, a back edge reads the Merge's first other input (so
+                // that `inputs` stays valid) and has an unknown shape for inference
+                let Some(&stand_in) = data_inputs.iter().find(|(src, _)| *src != usize::MAX) else {
+                    return Err(Error::internal(format!("Merge '{}' has no input before its back edges", n.name)));
+                };
+                let dtype = g.nodes[stand_in.0].outputs[stand_in.1].0;
+                for &(at, node, index) in &back_edges {
+                    data_inputs[at] = stand_in;
+                    input_types[at] = (dtype, Shape::unknown());
+                    deferred.push((i, at, node, index));
+                }
+            }
             let name = if prefix.is_empty() { n.name.clone() } else { format!("{prefix}/{}", n.name) };
             if g.node_id(&name).is_some() {
                 let hint = if prefix.is_empty() {
@@ -541,6 +561,11 @@ impl ImportPlan<'_> {
             if let Some(entries) = self.mapped.get(&i) {
                 self.check_mapped(g, i, ids[i], entries)?;
             }
+        }
+        for (i, at, node, index) in deferred {
+            check_output_index(gd, i, node, index, g.nodes[ids[node]].outputs.len())?;
+            g.update_input(ids[i], at, (ids[node], index))
+                .map_err(|e| e.context(format!("node '{}' (op '{}')", gd.node[i].name, gd.node[i].op)))?;
         }
         Ok(())
     }
@@ -596,6 +621,18 @@ fn new_default_attrs<'a>(n: &'a NodeDef, producer: &OpList) -> Vec<&'a str> {
         .collect()
 }
 
+/// Errors when data input `index` of GraphDef node `dst` names an output its source `src`
+/// (with `n_out` outputs) lacks.
+fn check_output_index(gd: &GraphDef, dst: usize, src: usize, index: usize, n_out: usize) -> Result<()> {
+    if index >= n_out {
+        return Err(Error::invalid_argument(format!(
+            "Node '{}': Connecting to invalid output {index} of source node {} which has {n_out} outputs",
+            gd.node[dst].name, gd.node[src].name
+        )));
+    }
+    Ok(())
+}
+
 fn unknown_input(node: &str, input: &str) -> Error {
     Error::invalid_argument(format!("Node '{node}': Unknown input node '{input}'"))
 }
@@ -628,11 +665,27 @@ fn push_unique(v: &mut Vec<usize>, id: usize) {
     }
 }
 
+/// True for the op types of a while loop's back edge: data from a `NextIteration` into a `Merge`.
+fn is_back_edge(gd: &GraphDef, src: usize, dst: usize) -> bool {
+    matches!(gd.node[src].op.as_str(), "NextIteration" | "RefNextIteration")
+        && matches!(gd.node[dst].op.as_str(), "Merge" | "RefMerge")
+}
+
 /// A topological order of the GraphDef's nodes, taking ready nodes in GraphDef order;
-/// mapped inputs are no edges.
+/// mapped inputs are no edges. As TensorFlow's importer, a `Merge` with a data input that
+/// is not a loop's back edge does not wait for its back edges (`NextIteration` inputs),
+/// which are connected once every node exists; any other cycle is an error.
 fn topological_order(gd: &GraphDef, inputs: &Inputs) -> Result<Vec<usize>> {
     let preds = |i: usize, preds: &mut Vec<usize>| {
+        let data = || {
+            inputs.of(i).iter().filter_map(|input| match *input {
+                Input::Data { node: s, .. } => Some(s),
+                _ => None,
+            })
+        };
+        let skip_back_edges = data().any(|s| !is_back_edge(gd, s, i));
         preds.extend(inputs.of(i).iter().filter_map(|input| match *input {
+            Input::Data { node: s, .. } if skip_back_edges && is_back_edge(gd, s, i) => None,
             Input::Data { node: s, .. } | Input::Control(s) => Some(s),
             _ => None,
         }))
@@ -641,7 +694,7 @@ fn topological_order(gd: &GraphDef, inputs: &Inputs) -> Result<Vec<usize>> {
         let shown = stuck.iter().take(20).map(|&i| gd.node[i].name.as_str()).collect::<Vec<_>>().join("', '");
         let more = if stuck.len() > 20 { format!(" and {} more", stuck.len() - 20) } else { String::new() };
         Error::invalid_argument(format!(
-            "GraphDef contains a cycle: {} node(s) are on or after it: '{shown}'{more} (TF1 while loops need control flow ops tensorgraph lacks)",
+            "GraphDef contains a cycle: {} node(s) are on or after it: '{shown}'{more} (only a while loop's back edge, NextIteration -> Merge, may close a cycle)",
             stuck.len()
         ))
     })

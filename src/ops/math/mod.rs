@@ -74,6 +74,7 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         .iter()
         .chain(compare::DEFS)
         .chain(functions::DEFS)
+        .chain(logical::DEFS)
         .chain(reduction::DEFS)
         .chain(matmul::DEFS)
         .chain(binary::DEFS)
