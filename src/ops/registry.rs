@@ -12,6 +12,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::math::defs())
         .chain(super::io_ops::DEFS)
         .chain(super::nn::DEFS)
+        .chain(super::nn::activations::DEFS)
         .chain(super::random::DEFS)
         .chain(super::ref_variable::DEFS)
         .chain(super::resource_variable::DEFS)

@@ -7,6 +7,7 @@
 //! - [`unary`] holds the element-wise one-input mechanism ([`UnaryOp`]);
 //! - [`functions`] holds Square, Sqrt, Rsqrt, Exp, Log, Reciprocal and their gradient helpers
 //!   SqrtGrad, RsqrtGrad, ReciprocalGrad;
+//! - [`special`] holds Erf;
 //! - [`reduction`] holds Sum, Mean, Max, Prod and ArgMax;
 //! - [`matmul`](mod@matmul) holds MatMul.
 //!
@@ -19,6 +20,7 @@ pub mod compare;
 pub mod functions;
 pub mod matmul;
 pub mod reduction;
+pub mod special;
 pub mod unary;
 
 use super::{GradCtx, RegisteredOp};
@@ -31,6 +33,7 @@ pub use compare::{equal, greater, greater_equal, less, less_equal};
 pub use functions::{exp, log, reciprocal, rsqrt, sqrt, square};
 pub use matmul::{matmul, matmul_t};
 pub use reduction::{argmax, reduce_max, reduce_mean, reduce_prod, reduce_sum};
+pub use special::erf;
 pub use unary::{UnaryFns, UnaryOp};
 
 pub(crate) use binary::binary_op;
@@ -46,6 +49,7 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         .iter()
         .chain(compare::DEFS)
         .chain(functions::DEFS)
+        .chain(special::DEFS)
         .chain(reduction::DEFS)
         .chain(matmul::DEFS)
         .chain(binary::DEFS)
