@@ -13,6 +13,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::io_ops::DEFS)
         .chain(super::nn::DEFS)
         .chain(super::nn::activations::DEFS)
+        .chain(super::nn::batch_norm::DEFS)
         .chain(super::random::DEFS)
         .chain(super::ref_variable::DEFS)
         .chain(super::resource_variable::DEFS)
