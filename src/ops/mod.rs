@@ -27,7 +27,10 @@ use crate::tensor::{DType, Shape, Tensor};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use array::*;
-pub use conv::{avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool};
+pub use conv::{
+    avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose, depthwise_conv2d_native,
+    depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input, max_pool, DepthwiseConv2dOptions,
+};
 pub use math::*;
 pub use nn::*;
 pub use random::{random_normal, random_uniform, truncated_normal};

@@ -19,6 +19,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::resource_variable::DEFS)
         .chain(super::training::DEFS)
         .chain(super::conv::DEFS)
+        .chain(super::conv::depthwise::DEFS)
         .chain(super::array::pad::DEFS)
     {
         m.insert(def.op_type(), *def);
