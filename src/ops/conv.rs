@@ -19,6 +19,7 @@ use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 pub mod depthwise;
+mod depthwise_kernels;
 
 pub use depthwise::{
     depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input,

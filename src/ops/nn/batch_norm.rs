@@ -1,6 +1,6 @@
 //! Fused batch normalization (TensorFlow's `nn_ops`): `FusedBatchNorm`, `FusedBatchNormV2`,
-//! `FusedBatchNormV3` and their gradient ops `FusedBatchNormGrad`, `FusedBatchNormGradV2`,
-//! `FusedBatchNormGradV3`, as TensorFlow's CPU kernels compute them.
+//! `FusedBatchNormV3`, as TensorFlow's CPU kernels compute them. Their gradient ops
+//! (`FusedBatchNormGrad`, `V2`, `V3`) are in [`batch_norm_grad`](super::batch_norm_grad).
 //!
 //! The channel dimension is last (`data_format` `NHWC`, `NDHWC`) or dimension 1 (`NCHW`,
 //! `NCDHW`; the 5-d formats are V3's). `x` and `y` have dtype `T` (float32; V2/V3 also
@@ -24,14 +24,7 @@ use crate::ops::array::{constant, transpose};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
-pub(in crate::ops) static DEFS: &[&dyn RegisteredOp] = &[
-    &FusedBatchNorm::V1,
-    &FusedBatchNorm::V2,
-    &FusedBatchNorm::V3,
-    &FusedBatchNormGrad::V1,
-    &FusedBatchNormGrad::V2,
-    &FusedBatchNormGrad::V3,
-];
+pub(in crate::ops) static DEFS: &[&dyn RegisteredOp] = &[&FusedBatchNorm::V1, &FusedBatchNorm::V2, &FusedBatchNorm::V3];
 
 /// Which of TensorFlow's three versions of the fused batch-norm ops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +46,7 @@ impl FusedBatchNormVersion {
             Self::V3 => "FusedBatchNormV3",
         }
     }
-    fn grad_op(self) -> &'static str {
+    pub(super) fn grad_op(self) -> &'static str {
         match self {
             Self::V1 => "FusedBatchNormGrad",
             Self::V2 => "FusedBatchNormGradV2",
@@ -80,17 +73,17 @@ impl FusedBatchNormVersion {
 
 /// The attrs both families share, read once.
 #[derive(Clone, Copy, Debug)]
-struct BnAttrs {
-    epsilon: f64,
-    factor: f64,
-    training: bool,
+pub(super) struct BnAttrs {
+    pub(super) epsilon: f64,
+    pub(super) factor: f64,
+    pub(super) training: bool,
     /// Channels at dimension 1 (`NCHW`, `NCDHW`) rather than last.
-    channels_first: bool,
+    pub(super) channels_first: bool,
     /// 4, or 5 for `NDHWC`/`NCDHW`.
-    rank: usize,
+    pub(super) rank: usize,
 }
 
-fn read_attrs(node: &Node) -> Result<BnAttrs> {
+pub(super) fn read_attrs(node: &Node) -> Result<BnAttrs> {
     let format = match node.attrs.get("data_format") {
         None => b"NHWC".to_vec(),
         Some(AttrValue::String(s)) => s.clone(),
@@ -119,14 +112,14 @@ fn read_attrs(node: &Node) -> Result<BnAttrs> {
 
 /// `x` viewed as `[outer, channels, inner]`.
 #[derive(Clone, Copy, Debug)]
-struct Layout {
+pub(super) struct Layout {
     outer: usize,
-    c: usize,
+    pub(super) c: usize,
     inner: usize,
 }
 
 impl Layout {
-    fn new(shape: &[usize], a: &BnAttrs, what: &str) -> Result<Layout> {
+    pub(super) fn new(shape: &[usize], a: &BnAttrs, what: &str) -> Result<Layout> {
         if shape.len() != a.rank {
             return Err(Error::invalid_argument(format!(
                 "{what} must be {}-dimensional, got shape {}",
@@ -138,16 +131,16 @@ impl Layout {
         Ok(Layout { outer: shape[..cd].iter().product(), c: shape[cd], inner: shape[cd + 1..].iter().product() })
     }
     /// Elements per channel.
-    fn rest(&self) -> usize {
+    pub(super) fn rest(&self) -> usize {
         self.outer * self.inner
     }
     /// The channel of flat index `i`.
     #[inline]
-    fn channel(&self, i: usize) -> usize {
+    pub(super) fn channel(&self, i: usize) -> usize {
         (i / self.inner) % self.c
     }
     /// Per-channel sums of `f(channel, element index)` over every element.
-    fn sums(&self, len: usize, f: impl Fn(usize, usize) -> f64) -> Vec<f64> {
+    pub(super) fn sums(&self, len: usize, f: impl Fn(usize, usize) -> f64) -> Vec<f64> {
         let mut acc = vec![0.0; self.c];
         for i in 0..len {
             let ch = self.channel(i);
@@ -158,7 +151,7 @@ impl Layout {
 }
 
 /// Checks a per-channel vector's length at run time (TensorFlow's kernel messages).
-fn check_len(v: &[f64], c: usize, what: &str, prefix: &str) -> Result<()> {
+pub(super) fn check_len(v: &[f64], c: usize, what: &str, prefix: &str) -> Result<()> {
     if v.len() != c {
         return Err(Error::invalid_argument(format!(
             "{prefix}{what} must have the same number of elements as the channels of x, got {} and {c}",
@@ -171,7 +164,7 @@ fn check_len(v: &[f64], c: usize, what: &str, prefix: &str) -> Result<()> {
 // ---------------------------------------------------------------- shape inference
 
 /// The input's shape as rank `rank`, or `InvalidArgument` naming every input shape.
-fn with_rank(ctx: &InferCtx, i: usize, rank: usize) -> Result<Option<Vec<Option<usize>>>> {
+pub(super) fn with_rank(ctx: &InferCtx, i: usize, rank: usize) -> Result<Option<Vec<Option<usize>>>> {
     match ctx.shape(i).dims() {
         None => Ok(None),
         Some(d) if d.len() == rank => Ok(Some(d.to_vec())),
@@ -183,12 +176,12 @@ fn with_rank(ctx: &InferCtx, i: usize, rank: usize) -> Result<Option<Vec<Option<
     }
 }
 
-fn all_shapes(ctx: &InferCtx) -> String {
+pub(super) fn all_shapes(ctx: &InferCtx) -> String {
     (0..ctx.inputs.len()).map(|i| ctx.shape(i).to_string()).collect::<Vec<_>>().join(", ")
 }
 
 /// Merges the channel count `c` with the length of 1-d input `i`.
-fn merge_channels(ctx: &InferCtx, c: Option<usize>, i: usize) -> Result<Option<usize>> {
+pub(super) fn merge_channels(ctx: &InferCtx, c: Option<usize>, i: usize) -> Result<Option<usize>> {
     let Some(d) = with_rank(ctx, i, 1)? else { return Ok(c) };
     match (c, d[0]) {
         (Some(a), Some(b)) if a != b => Err(Error::invalid_argument(format!(
@@ -201,7 +194,12 @@ fn merge_channels(ctx: &InferCtx, c: Option<usize>, i: usize) -> Result<Option<u
 
 /// Checks `T` (input 0..=1 for the gradient op, 0 for the forward op) and `U` (the
 /// per-channel inputs from `first_u`); returns (T, U).
-fn infer_dtypes(ctx: &InferCtx, v: FusedBatchNormVersion, t_inputs: usize, first_u: usize) -> Result<(DType, DType)> {
+pub(super) fn infer_dtypes(
+    ctx: &InferCtx,
+    v: FusedBatchNormVersion,
+    t_inputs: usize,
+    first_u: usize,
+) -> Result<(DType, DType)> {
     let t = ctx.check_dtype(0, v.t_dtypes())?;
     ctx.check_type_attr("T", 0)?;
     for i in 1..t_inputs {
@@ -357,127 +355,7 @@ fn train_forward(
     (y, [run_mean, run_var, mean, var])
 }
 
-// ---------------------------------------------------------------- gradient ops
-
-/// `FusedBatchNormGrad`/`V2`/`V3(y_backprop, x, scale, reserve_space_1, reserve_space_2
-/// [, reserve_space_3])`: the gradients of a fused batch norm with respect to `x`,
-/// `scale` and `offset`. Training mode: `reserve_space_1`/`_2` are the batch mean and
-/// biased variance the forward op saved, and `x_backprop = scale / sqrt(var + eps) *
-/// (dy - mean(dy) - (x - mean) * mean(dy * (x - mean)) / (var + eps))`; inference:
-/// they are the population mean and variance and `x_backprop = dy * scale / sqrt(var +
-/// eps)`. In both, `scale_backprop = sum(dy * (x - mean) / sqrt(var + eps))` and
-/// `offset_backprop = sum(dy)`. Outputs 3 and 4 are empty (`[0]`, TensorFlow's static
-/// shape; its CPU kernel fills scalars). Attrs as [`FusedBatchNorm`] without
-/// `exponential_avg_factor`. Its own gradient (TensorFlow's `_FusedBatchNormGradGrad`) is
-/// not implemented.
-pub struct FusedBatchNormGrad(FusedBatchNormVersion);
-impl FusedBatchNormGrad {
-    const V1: FusedBatchNormGrad = FusedBatchNormGrad(FusedBatchNormVersion::V1);
-    const V2: FusedBatchNormGrad = FusedBatchNormGrad(FusedBatchNormVersion::V2);
-    const V3: FusedBatchNormGrad = FusedBatchNormGrad(FusedBatchNormVersion::V3);
-}
-
-impl RegisteredOp for FusedBatchNormGrad {
-    fn op_type(&self) -> &'static str {
-        self.0.grad_op()
-    }
-    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        ctx.expect_inputs(if self.0 == FusedBatchNormVersion::V3 { 6 } else { 5 })?;
-        let a = read_attrs(ctx.node)?;
-        let (t, u) = infer_dtypes(ctx, self.0, 2, 2)?;
-        let dy = with_rank(ctx, 0, a.rank)?;
-        let x = with_rank(ctx, 1, a.rank)?;
-        let merged = match (dy, x) {
-            (Some(p), Some(q)) => Some(
-                p.iter()
-                    .zip(&q)
-                    .map(|(&p, &q)| match (p, q) {
-                        (Some(p), Some(q)) if p != q => Err(Error::invalid_argument(format!(
-                            "Dimensions must be equal, but are {p} and {q} for y_backprop and x with input shapes: {}",
-                            all_shapes(ctx)
-                        ))),
-                        (p, q) => Ok(p.or(q)),
-                    })
-                    .collect::<Result<Vec<_>>>()?,
-            ),
-            (p, q) => p.or(q),
-        };
-        let cd = if a.channels_first { 1 } else { a.rank - 1 };
-        let mut c = merged.as_ref().and_then(|d| d[cd]);
-        for i in 2..5 {
-            c = merge_channels(ctx, c, i)?;
-        }
-        let xs = match merged {
-            Some(mut d) => {
-                d[cd] = c;
-                Shape::partial(&d)
-            }
-            None => Shape::unknown(),
-        };
-        let vec = Shape::partial(&[c]);
-        Ok(vec![(t, xs), (u, vec.clone()), (u, vec), (u, Shape::known(&[0])), (u, Shape::known(&[0]))])
-    }
-    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
-        let u = node.outputs.get(1).map_or(DType::Float, |o| o.0);
-        Ok(Box::new(GradKernel { attrs: read_attrs(node)?, u }))
-    }
-    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
-        Err(Error::unimplemented(format!(
-            "the gradient of {} ('{}') (TensorFlow's _FusedBatchNormGradGrad) is not implemented",
-            ctx.node.op_type, ctx.node.name
-        )))
-    }
-}
-
-/// The prepared gradient kernel.
-struct GradKernel {
-    attrs: BnAttrs,
-    u: DType,
-}
-
-impl Kernel for GradKernel {
-    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-        let a = &self.attrs;
-        let (dy, x) = (ctx.input(0), ctx.input(1));
-        let l = Layout::new(x.shape(), a, "x")?;
-        if dy.shape() != x.shape() {
-            return Err(Error::invalid_argument(format!(
-                "x and y_backprop must have same shape, but x has shape {} and y_backprop has shape {}",
-                fmt_dims(x.shape()),
-                fmt_dims(dy.shape())
-            )));
-        }
-        let (scale, mean, var) = (ctx.input(2).to_f64_vec()?, ctx.input(3).to_f64_vec()?, ctx.input(4).to_f64_vec()?);
-        check_len(&scale, l.c, "scale", "")?;
-        check_len(&mean, l.c, "reserve_space_1 (the mean)", "")?;
-        check_len(&var, l.c, "reserve_space_2 (the variance)", "")?;
-        let (dyv, xv) = (dy.to_f64_vec()?, x.to_f64_vec()?);
-        let inv: Vec<f64> = var.iter().map(|v| 1.0 / (v + a.epsilon).sqrt()).collect();
-        let d_offset = l.sums(xv.len(), |_, i| dyv[i]);
-        let dy_xc = l.sums(xv.len(), |ch, i| dyv[i] * (xv[i] - mean[ch]));
-        let d_scale: Vec<f64> = dy_xc.iter().zip(&inv).map(|(s, k)| s * k).collect();
-        let n = l.rest().max(1) as f64;
-        let dx: Vec<f64> = (0..xv.len())
-            .map(|i| {
-                let ch = l.channel(i);
-                let k = scale[ch] * inv[ch];
-                if a.training {
-                    let xc = xv[i] - mean[ch];
-                    k * (dyv[i] - d_offset[ch] / n - xc * inv[ch] * inv[ch] * dy_xc[ch] / n)
-                } else {
-                    dyv[i] * k
-                }
-            })
-            .collect();
-        Ok(vec![
-            Tensor::from_f64(x.dtype(), x.shape(), &dx)?,
-            Tensor::from_f64(self.u, &[l.c], &d_scale)?,
-            Tensor::from_f64(self.u, &[l.c], &d_offset)?,
-            Tensor::from_f64(self.u, &[0], &[])?,
-            Tensor::from_f64(self.u, &[0], &[])?,
-        ])
-    }
-}
+// ---------------------------------------------------------------- gradient
 
 /// TensorFlow's `_BaseFusedBatchNormGrad`: the `FusedBatchNormGrad*` op of the forward
 /// op's version; in training from the saved batch statistics (outputs 3, 4 and V3's 5),
@@ -596,49 +474,6 @@ pub fn fused_batch_norm(
         .attr("data_format", opts.data_format.as_str())
         .attr("is_training", opts.is_training);
     if opts.version != FusedBatchNormVersion::V1 {
-        b = b.attr("U", scale.dtype());
-    }
-    b.build()
-}
-
-/// The gradient op of `version` (`FusedBatchNormGrad`, `FusedBatchNormGradV2`,
-/// `FusedBatchNormGradV3`), default name its op type: inputs `y_backprop`, `x`, `scale`,
-/// `reserve_space_1`, `reserve_space_2` and, for V3, `reserve_space_3` (ignored on the
-/// CPU; pass the forward op's output 5). Returns the operation: outputs `x_backprop`,
-/// `scale_backprop`, `offset_backprop` and two empty placeholders. Errors:
-/// `InvalidArgument` at build time for wrong ranks, channel counts or dtypes, or a V3
-/// call without `reserve_space_3`.
-#[allow(clippy::too_many_arguments)]
-pub fn fused_batch_norm_grad(
-    s: &Scope,
-    version: FusedBatchNormVersion,
-    y_backprop: &Output,
-    x: &Output,
-    scale: &Output,
-    reserve_space: [&Output; 2],
-    reserve_space_3: Option<&Output>,
-    epsilon: f32,
-    data_format: &str,
-    is_training: bool,
-) -> Result<Operation> {
-    let op_type = version.grad_op();
-    let mut b =
-        s.op(op_type, op_type).input(y_backprop).input(x).input(scale).input(reserve_space[0]).input(reserve_space[1]);
-    match (version, reserve_space_3) {
-        (FusedBatchNormVersion::V3, Some(r)) => b = b.input(r),
-        (FusedBatchNormVersion::V3, None) => {
-            return Err(Error::invalid_argument(
-                "FusedBatchNormGradV3 needs reserve_space_3 (the forward op's output 5)",
-            ))
-        }
-        _ => {}
-    }
-    b = b
-        .attr("T", x.dtype())
-        .attr("epsilon", epsilon)
-        .attr("data_format", data_format)
-        .attr("is_training", is_training);
-    if version != FusedBatchNormVersion::V1 {
         b = b.attr("U", scale.dtype());
     }
     b.build()
