@@ -181,6 +181,25 @@ fn unequal_strides_and_float64() {
 }
 
 #[test]
+fn channel_multipliers_one_and_zero() {
+    // M = 1: output channel c is the M = 2 output's channel 2c (filter[.., .., c, 0])
+    let g = Graph::new();
+    let s = g.scope();
+    let x = c32(&s, &XD, X.to_vec());
+    let f1: Vec<f32> = F.iter().step_by(2).copied().collect();
+    let y =
+        ops::depthwise_conv2d_native(&s, &x, &c32(&s, &[3, 3, 2, 1], f1), &DepthwiseConv2dOptions::default()).unwrap();
+    let want: Vec<f32> = SAME_1_Y.iter().step_by(2).copied().collect();
+    let sess = Session::new(&g).unwrap();
+    assert_close("M = 1", &sess.fetch(&[], &y).unwrap().to_f64_vec().unwrap(), &f64s(&want));
+    // M = 0: an empty output, no work
+    let y = ops::depthwise_conv2d_native(&s, &x, &c32(&s, &[3, 3, 2, 0], vec![]), &DepthwiseConv2dOptions::default())
+        .unwrap();
+    assert_eq!(y.shape(), Shape::known(&[2, 4, 5, 0]));
+    assert_eq!(sess.fetch(&[], &y).unwrap().shape(), [2, 4, 5, 0]);
+}
+
+#[test]
 fn shapes_and_errors() {
     let g = Graph::new();
     let s = g.scope();

@@ -134,19 +134,30 @@ impl Layout {
     pub(super) fn rest(&self) -> usize {
         self.outer * self.inner
     }
-    /// The channel of flat index `i`.
+    /// Calls `f(channel, flat index)` for every element, in order (no division per element).
     #[inline]
-    pub(super) fn channel(&self, i: usize) -> usize {
-        (i / self.inner) % self.c
+    pub(super) fn for_each(&self, mut f: impl FnMut(usize, usize)) {
+        let mut i = 0;
+        for _ in 0..self.outer {
+            for ch in 0..self.c {
+                for _ in 0..self.inner {
+                    f(ch, i);
+                    i += 1;
+                }
+            }
+        }
     }
     /// Per-channel sums of `f(channel, element index)` over every element.
-    pub(super) fn sums(&self, len: usize, f: impl Fn(usize, usize) -> f64) -> Vec<f64> {
+    pub(super) fn sums(&self, f: impl Fn(usize, usize) -> f64) -> Vec<f64> {
         let mut acc = vec![0.0; self.c];
-        for i in 0..len {
-            let ch = self.channel(i);
-            acc[ch] += f(ch, i);
-        }
+        self.for_each(|ch, i| acc[ch] += f(ch, i));
         acc
+    }
+    /// `f(channel, element index)` for every element.
+    pub(super) fn map(&self, f: impl Fn(usize, usize) -> f64) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.outer * self.c * self.inner);
+        self.for_each(|ch, i| out.push(f(ch, i)));
+        out
     }
 }
 
@@ -322,13 +333,7 @@ impl Kernel for ForwardKernel {
 /// `(x - mean) * scale / sqrt(var + epsilon) + offset` per channel.
 fn normalize(x: &[f64], l: &Layout, scale: &[f64], offset: &[f64], mean: &[f64], var: &[f64], eps: f64) -> Vec<f64> {
     let k: Vec<f64> = scale.iter().zip(var).map(|(s, v)| s / (v + eps).sqrt()).collect();
-    x.iter()
-        .enumerate()
-        .map(|(i, &v)| {
-            let ch = l.channel(i);
-            (v - mean[ch]) * k[ch] + offset[ch]
-        })
-        .collect()
+    l.map(|ch, i| (x[i] - mean[ch]) * k[ch] + offset[ch])
 }
 
 /// Training mode: `y` from the batch statistics, and the four statistics outputs.
@@ -339,8 +344,8 @@ fn train_forward(
     [scale, offset, old_mean, old_var]: [&[f64]; 4],
 ) -> (Vec<f64>, [Vec<f64>; 4]) {
     let n = l.rest() as f64;
-    let mean: Vec<f64> = l.sums(x.len(), |_, i| x[i]).iter().map(|s| s / n).collect();
-    let var: Vec<f64> = l.sums(x.len(), |ch, i| (x[i] - mean[ch]).powi(2)).iter().map(|s| s / n).collect();
+    let mean: Vec<f64> = l.sums(|_, i| x[i]).iter().map(|s| s / n).collect();
+    let var: Vec<f64> = l.sums(|ch, i| (x[i] - mean[ch]).powi(2)).iter().map(|s| s / n).collect();
     let y = normalize(x, l, scale, offset, &mean, &var, a.epsilon);
     let adjust = if l.rest() > 1 { n / (n - 1.0) } else { 1.0 };
     let f = a.factor;

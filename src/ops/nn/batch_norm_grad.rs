@@ -108,22 +108,19 @@ impl Kernel for GradKernel {
         check_len(&var, l.c, "reserve_space_2 (the variance)", "")?;
         let (dyv, xv) = (dy.to_f64_vec()?, x.to_f64_vec()?);
         let inv: Vec<f64> = var.iter().map(|v| 1.0 / (v + a.epsilon).sqrt()).collect();
-        let d_offset = l.sums(xv.len(), |_, i| dyv[i]);
-        let dy_xc = l.sums(xv.len(), |ch, i| dyv[i] * (xv[i] - mean[ch]));
+        let d_offset = l.sums(|_, i| dyv[i]);
+        let dy_xc = l.sums(|ch, i| dyv[i] * (xv[i] - mean[ch]));
         let d_scale: Vec<f64> = dy_xc.iter().zip(&inv).map(|(s, k)| s * k).collect();
         let n = l.rest().max(1) as f64;
-        let dx: Vec<f64> = (0..xv.len())
-            .map(|i| {
-                let ch = l.channel(i);
-                let k = scale[ch] * inv[ch];
-                if a.training {
-                    let xc = xv[i] - mean[ch];
-                    k * (dyv[i] - d_offset[ch] / n - xc * inv[ch] * inv[ch] * dy_xc[ch] / n)
-                } else {
-                    dyv[i] * k
-                }
-            })
-            .collect();
+        let dx = l.map(|ch, i| {
+            let k = scale[ch] * inv[ch];
+            if a.training {
+                let xc = xv[i] - mean[ch];
+                k * (dyv[i] - d_offset[ch] / n - xc * inv[ch] * inv[ch] * dy_xc[ch] / n)
+            } else {
+                dyv[i] * k
+            }
+        });
         Ok(vec![
             Tensor::from_f64(x.dtype(), x.shape(), &dx)?,
             Tensor::from_f64(self.u, &[l.c], &d_scale)?,
