@@ -5,6 +5,8 @@
 //! Not supported (errors `Unimplemented` naming the op): `data_format = "NCHW"`,
 //! `padding = "EXPLICIT"`, dilations other than 1, grouped convolutions.
 //!
+//! Depthwise convolution (NHWC and NCHW, dilations, explicit padding) is in [`depthwise`].
+//!
 //! Each op's kernel is prepared once per node: the window attrs (`strides`, `padding`,
 //! `data_format`, `dilations`, `ksize`) parsed and checked into one `Attrs`, and the kernel
 //! function chosen for the node's dtype; a run only reads tensors.
@@ -15,6 +17,14 @@ use super::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::tensor::{checked_num_elements, fmt_dims, try_filled, DType, Shape, Tensor};
+
+pub mod depthwise;
+mod depthwise_kernels;
+
+pub use depthwise::{
+    depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input,
+    DepthwiseConv2dOptions,
+};
 
 pub(super) static DEFS: &[&dyn RegisteredOp] =
     &[&Conv2D, &Conv2DBackpropInput, &Conv2DBackpropFilter, &Pool::MAX, &Pool::AVG, &MaxPoolGrad, &AvgPoolGrad];
@@ -28,6 +38,8 @@ fn list_int(node: &Node, name: &str) -> Result<Option<Vec<i64>>> {
     match node.attrs.get(name) {
         None => Ok(None),
         Some(AttrValue::ListInt(v)) => Ok(Some(v.clone())),
+        // an imported empty `list {}` does not tell its element type
+        Some(AttrValue::ListString(v)) if v.is_empty() => Ok(Some(Vec::new())),
         Some(v) => Err(Error::invalid_argument(format!(
             "attr '{name}' of op '{}' ({}) should be a list of ints, got {v:?}",
             node.name, node.op_type
@@ -637,6 +649,29 @@ pub fn conv2d_backprop_input(
     padding: &str,
 ) -> Result<Output> {
     conv2d_backprop(s, "Conv2DBackpropInput", [input_sizes, filter, out_backprop], filter.dtype(), strides, padding)
+}
+
+/// `tf.nn.conv2d_transpose(input, filters, output_shape, strides, padding)` in NHWC: the
+/// transposed convolution, op `Conv2DBackpropInput` named `conv2d_transpose` (then
+/// `conv2d_transpose_1`, ...) with `output_shape` as the int32 constant
+/// `conv2d_transpose/input_sizes`. `input [N,H,W,O]` and `filters [KH,KW,C,O]`
+/// float32/float64; `output_shape` `[N, OH, OW, C]` is the shape of the Conv2D input whose
+/// output has `input`'s shape (with `strides` and `padding`). Errors: `InvalidArgument`
+/// when run with an `input` not shaped as Conv2D's output for `output_shape`. Gradient
+/// (TensorFlow's `_Conv2DBackpropInputGrad`): `Conv2DBackpropFilter` for `filters`,
+/// `Conv2D` for `input`.
+pub fn conv2d_transpose(
+    s: &Scope,
+    input: &Output,
+    filters: &Output,
+    output_shape: &[i64],
+    strides: &[i64],
+    padding: &str,
+) -> Result<Output> {
+    let (op, inner) = s.op_scope("conv2d_transpose");
+    let sizes: Vec<i32> = output_shape.iter().map(|&d| d as i32).collect();
+    let sizes = super::array::constant(&inner.named("input_sizes"), Tensor::vector(sizes))?;
+    conv2d_backprop(&op, "Conv2DBackpropInput", [&sizes, filters, input], filters.dtype(), strides, padding)
 }
 
 /// `tf.compat.v1.nn.conv2d_backprop_filter(input, filter_sizes, out_backprop, strides,

@@ -35,7 +35,10 @@ pub use control_flow::{
     control_trigger, enter, exit, loop_cond, merge, next_iteration, ref_enter, ref_exit, ref_merge, ref_next_iteration,
     ref_switch, switch,
 };
-pub use conv::{avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool};
+pub use conv::{
+    avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose, depthwise_conv2d_native,
+    depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input, max_pool, DepthwiseConv2dOptions,
+};
 pub use image::{resize_bilinear, resize_nearest_neighbor};
 pub use math::*;
 pub use nn::*;

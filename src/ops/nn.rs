@@ -1,6 +1,16 @@
 //! Neural-network ops (TensorFlow's `nn_ops`): BiasAdd/BiasAddGrad, the activations Relu,
 //! Sigmoid, Tanh with their gradient ops, Softmax and LogSoftmax over the last axis, and
 //! the fused losses SoftmaxCrossEntropyWithLogits and SparseSoftmaxCrossEntropyWithLogits.
+//! More activations (Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign) are in
+//! [`activations`], fused batch normalization in [`batch_norm`] and [`batch_norm_grad`].
+
+pub mod activations;
+pub mod batch_norm;
+pub mod batch_norm_grad;
+
+pub use activations::{elu, leaky_relu, relu6, selu, silu, softplus, softsign, swish};
+pub use batch_norm::{fused_batch_norm, FusedBatchNormOptions, FusedBatchNormVersion};
+pub use batch_norm_grad::fused_batch_norm_grad;
 
 use super::array::{cast, expand_dims, int_values, ones_like, reshape_to, scalar_like, shape, zeros_like};
 use super::kernels::{Float, Num};

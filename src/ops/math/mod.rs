@@ -12,6 +12,7 @@
 //! - [`unary`] holds the element-wise one-input mechanism ([`UnaryOp`]);
 //! - [`functions`] holds Square, Sqrt, Rsqrt, Exp, Log, Reciprocal and their gradient helpers
 //!   SqrtGrad, RsqrtGrad, ReciprocalGrad;
+//! - [`special`] holds Erf;
 //! - [`reduction`] holds Sum, Mean, Max, Min, Prod, All, Any, ArgMax and ArgMin;
 //! - [`matmul`](mod@matmul) holds MatMul; [`batch_matmul`](mod@batch_matmul)
 //!   BatchMatMulV2; [`einsum`](mod@einsum) Einsum.
@@ -34,6 +35,7 @@ pub mod pow_diff;
 pub mod reduction;
 pub mod rounding;
 pub mod select;
+pub mod special;
 pub mod top_k;
 pub mod unary;
 
@@ -58,6 +60,7 @@ pub use reduction::{
 };
 pub use rounding::{abs, ceil, floor, round, sign};
 pub use select::where_v2;
+pub use special::erf;
 pub use top_k::top_k;
 pub use unary::{UnaryFns, UnaryOp};
 
@@ -74,7 +77,7 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         .iter()
         .chain(compare::DEFS)
         .chain(functions::DEFS)
-        .chain(logical::DEFS)
+        .chain(special::DEFS)
         .chain(reduction::DEFS)
         .chain(matmul::DEFS)
         .chain(binary::DEFS)
