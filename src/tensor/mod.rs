@@ -2,6 +2,7 @@
 
 mod dtype;
 mod shape;
+mod summary;
 #[allow(clippy::module_inception)]
 mod tensor;
 
