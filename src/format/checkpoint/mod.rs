@@ -18,6 +18,7 @@ mod crc;
 mod reader;
 mod slices;
 pub mod table;
+pub mod tensor_slices;
 mod writer;
 
 pub use checkpoint_state::{
@@ -27,6 +28,7 @@ pub use crc::{mask_crc, unmask_crc};
 pub(crate) use data_file::read_tensors;
 pub use reader::CheckpointReader;
 pub use slices::slice_key;
+pub use tensor_slices::{parse_shape_and_slice, write_tensor_slices, SliceToSave, TensorSliceReader};
 pub use writer::{write_checkpoint, write_checkpoint_sharded, CheckpointWriter, MAX_SHARDS};
 
 use std::path::{Path, PathBuf};
