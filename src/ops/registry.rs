@@ -18,6 +18,9 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::training::DEFS)
         .chain(super::conv::DEFS)
         .chain(super::array::pad::DEFS)
+        .chain(super::logging::DEFS)
+        .chain(super::io_ops_v1::DEFS)
+        .chain(super::parsing::DEFS)
     {
         m.insert(def.op_type(), *def);
     }
