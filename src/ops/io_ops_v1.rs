@@ -7,7 +7,9 @@
 use super::io_ops::{strings, text};
 use super::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
-use crate::format::checkpoint::{parse_shape_and_slice, write_tensor_slices, SliceToSave, TensorSliceReader};
+use crate::format::checkpoint::{
+    concrete_extents, parse_shape_and_slice, write_tensor_slices, SliceToSave, TensorSliceReader,
+};
 use crate::graph::{AttrValue, Node, Operation, Output, Scope};
 use crate::tensor::{DType, Shape, Tensor};
 
@@ -125,7 +127,11 @@ impl Kernel for RestoreKernel {
         };
         let t = match spec {
             None => reader.read(&name, self.dtype)?,
-            Some((shape, extents)) => reader.read_slice(&name, self.dtype, &shape, &extents)?,
+            Some((shape, extents)) => {
+                let conc = concrete_extents(&extents, &shape)
+                    .ok_or_else(|| Error::internal("a parsed shape_and_slice does not fit its shape"))?;
+                reader.read_slice(&name, self.dtype, &shape, &conc)?
+            }
         };
         Ok(vec![t])
     }

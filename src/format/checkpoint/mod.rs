@@ -28,7 +28,9 @@ pub use crc::{mask_crc, unmask_crc};
 pub(crate) use data_file::read_tensors;
 pub use reader::CheckpointReader;
 pub use slices::slice_key;
-pub use tensor_slices::{parse_shape_and_slice, write_tensor_slices, SliceToSave, TensorSliceReader};
+pub use tensor_slices::{
+    concrete_extents, parse_shape_and_slice, write_tensor_slices, SliceExtents, SliceToSave, TensorSliceReader,
+};
 pub use writer::{write_checkpoint, write_checkpoint_sharded, CheckpointWriter, MAX_SHARDS};
 
 use std::path::{Path, PathBuf};

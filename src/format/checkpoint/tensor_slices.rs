@@ -72,9 +72,12 @@ pub struct SavedTensorSlices {
     pub data: Option<SavedSlice>,
 }
 
-/// One slice to save: tensor `name` of shape `full_shape`, the slice `extents` (`(start,
-/// length)` per dimension; `None`: the whole tensor) and its values `data`, of shape the
-/// lengths.
+/// The extents of a slice, one per dimension: `Some((start, length))`, or `None` for the
+/// whole dimension (`-` in a shape-and-slice spec).
+pub type SliceExtents = Vec<Option<(usize, usize)>>;
+
+/// One slice to save: tensor `name` of shape `full_shape`, the slice `extents` (`None`: the
+/// whole tensor) and its values `data`, of the slice's shape.
 #[derive(Debug, Clone)]
 pub struct SliceToSave<'a> {
     /// The tensor's name.
@@ -82,9 +85,25 @@ pub struct SliceToSave<'a> {
     /// The full tensor's shape.
     pub full_shape: Vec<usize>,
     /// The slice, or `None` for the whole tensor.
-    pub extents: Option<Vec<(usize, usize)>>,
+    pub extents: Option<SliceExtents>,
     /// The slice's values.
     pub data: &'a Tensor,
+}
+
+/// `extents` made concrete `(start, length)` pairs against `shape` (`None` dimensions
+/// whole); `None` when an extent does not fit its dimension or the ranks differ.
+pub fn concrete_extents(extents: &[Option<(usize, usize)>], shape: &[usize]) -> Option<Vec<(usize, usize)>> {
+    if extents.len() != shape.len() {
+        return None;
+    }
+    extents
+        .iter()
+        .zip(shape)
+        .map(|(e, &d)| match *e {
+            None => Some((0, d)),
+            Some((s, l)) => s.checked_add(l).filter(|&end| end <= d).map(|_| (s, l)),
+        })
+        .collect()
 }
 
 /// TensorFlow's `DataTypeString` (`float`, `int64`), as V1 restore errors name dtypes.
@@ -121,19 +140,19 @@ fn typed_values(t: &Tensor) -> TensorProto {
 /// The `TensorSliceProto` of `extents` (`None`: every dimension whole, written as empty
 /// extents) for a tensor of `rank`, and the `(start, length)` pairs of its key (`(0, -1)`
 /// for a whole dimension).
-fn slice_proto(extents: Option<&[(usize, usize)]>, rank: usize) -> (TensorSliceProto, Vec<(i64, i64)>) {
-    match extents {
-        None => (TensorSliceProto { extent: vec![Extent { start: 0, has_length: None }; rank] }, vec![(0, -1); rank]),
-        Some(e) => (
-            TensorSliceProto {
-                extent: e
-                    .iter()
-                    .map(|&(s, l)| Extent { start: s as i64, has_length: Some(HasLength::Length(l as i64)) })
-                    .collect(),
-            },
-            e.iter().map(|&(s, l)| (s as i64, l as i64)).collect(),
-        ),
-    }
+fn slice_proto(extents: Option<&[Option<(usize, usize)>]>, rank: usize) -> (TensorSliceProto, Vec<(i64, i64)>) {
+    let whole = vec![None; rank];
+    let e = extents.unwrap_or(&whole);
+    let proto = TensorSliceProto {
+        extent: e
+            .iter()
+            .map(|x| match *x {
+                None => Extent { start: 0, has_length: None },
+                Some((s, l)) => Extent { start: s as i64, has_length: Some(HasLength::Length(l as i64)) },
+            })
+            .collect(),
+    };
+    (proto, e.iter().map(|x| x.map_or((0, -1), |(s, l)| (s as i64, l as i64))).collect())
 }
 
 /// Writes the V1 checkpoint file `path` holding `slices` (TensorFlow's `SaveSlices` /
@@ -158,18 +177,16 @@ pub fn write_tensor_slices(path: impl AsRef<Path>, slices: &[SliceToSave]) -> Re
         }
         let want: Vec<usize> = match &s.extents {
             None => s.full_shape.clone(),
-            Some(e) => {
-                let fits = e.len() == s.full_shape.len()
-                    && e.iter().zip(&s.full_shape).all(|(&(st, l), &d)| st.checked_add(l).is_some_and(|end| end <= d));
-                if !fits {
+            Some(e) => match concrete_extents(e, &s.full_shape) {
+                Some(c) => c.iter().map(|x| x.1).collect(),
+                None => {
                     return Err(Error::invalid_argument(format!(
                         "slice {e:?} of tensor {:?} does not fit its shape {}",
                         s.name,
                         fmt_dims(&s.full_shape)
-                    )));
+                    )))
                 }
-                e.iter().map(|x| x.1).collect()
-            }
+            },
         };
         if t.shape() != want.as_slice() {
             return Err(Error::invalid_argument(format!(
@@ -440,11 +457,11 @@ impl TensorSliceReader {
 
 /// Parses TensorFlow's shape-and-slice spec (`"2 3 1,1:-"`: the full shape's dimensions,
 /// then one `start,length` or `-` (whole) per dimension, `:`-separated) into the full shape
-/// and the slice's `(start, length)` extents; `None` for the empty spec (the whole tensor).
+/// and the slice's extents; `None` for the empty spec (the whole tensor).
 ///
-/// Errors: `InvalidArgument` naming the spec when it does not parse, has as many extents as
-/// dimensions, or an extent does not fit its dimension.
-pub fn parse_shape_and_slice(spec: &str) -> Result<Option<(Vec<usize>, Vec<(usize, usize)>)>> {
+/// Errors: `InvalidArgument` naming the spec when it does not parse, has not one extent per
+/// dimension, or an extent does not fit its dimension.
+pub fn parse_shape_and_slice(spec: &str) -> Result<Option<(Vec<usize>, SliceExtents)>> {
     if spec.is_empty() {
         return Ok(None);
     }
@@ -452,35 +469,28 @@ pub fn parse_shape_and_slice(spec: &str) -> Result<Option<(Vec<usize>, Vec<(usiz
         Error::invalid_argument(format!("Expected a shape and slice spec such as \"2 3 0,1:-\", got \"{spec}\": {why}"))
     };
     let mut parts: Vec<&str> = spec.split(' ').collect();
-    let slice = parts.pop().ok_or_else(|| bad("empty"))?;
+    let slice = parts.pop().unwrap_or_default();
     let shape: Vec<usize> = parts
         .iter()
         .map(|p| p.parse::<usize>().map_err(|_| bad("a dimension is not a number")))
         .collect::<Result<_>>()?;
-    let extents: Vec<(usize, usize)> = if shape.is_empty() && slice.is_empty() {
-        Vec::new()
-    } else {
-        slice
-            .split(':')
-            .zip(&shape)
-            .map(|(e, &d)| {
-                if e == "-" {
-                    return Ok((0, d));
-                }
-                let (s, l) = e.split_once(',').ok_or_else(|| bad("an extent is neither - nor start,length"))?;
-                let (s, l) = (
-                    s.parse::<usize>().map_err(|_| bad("bad start"))?,
-                    l.parse::<usize>().map_err(|_| bad("bad length"))?,
-                );
-                if s.checked_add(l).is_none_or(|end| end > d) {
-                    return Err(bad("an extent does not fit its dimension"));
-                }
-                Ok((s, l))
-            })
-            .collect::<Result<_>>()?
-    };
-    if extents.len() != shape.len() || (!slice.is_empty() && slice.split(':').count() != shape.len()) {
+    let specs: Vec<&str> = if slice.is_empty() { Vec::new() } else { slice.split(':').collect() };
+    if specs.len() != shape.len() {
         return Err(bad("it needs one extent per dimension"));
+    }
+    let mut extents = Vec::with_capacity(shape.len());
+    for e in specs {
+        if e == "-" {
+            extents.push(None);
+            continue;
+        }
+        let (s, l) = e.split_once(',').ok_or_else(|| bad("an extent is neither - nor start,length"))?;
+        let s = s.parse::<usize>().map_err(|_| bad("bad start"))?;
+        let l = l.parse::<usize>().map_err(|_| bad("bad length"))?;
+        extents.push(Some((s, l)));
+    }
+    if concrete_extents(&extents, &shape).is_none() {
+        return Err(bad("an extent does not fit its dimension"));
     }
     Ok(Some((shape, extents)))
 }

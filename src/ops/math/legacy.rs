@@ -124,12 +124,15 @@ pub static INV: UnaryOp = UnaryOp::new("Inv", crate::unary_fns!(float: |x| 1.0 /
     Ok(vec![Some(binary_op(c.scope, "ReciprocalGrad", "ReciprocalGrad", &c.outputs[0], &c.grad(0)?)?)])
 });
 
-/// `InvGrad(y, dy)`: `-dy * y * y`, the gradient of `y = Inv(x)` (TensorFlow 1.x's name of
-/// `ReciprocalGrad`); float32 and float64, inputs of one shape. Gradient (TensorFlow's
+/// `InvGrad(y, dy)`: `-y * y * dy` (0 where `dy` is 0), the gradient of `y = Inv(x)`
+/// (TensorFlow 1.x's name of `ReciprocalGrad`), rounded as TensorFlow's kernel; float32 and
+/// float64, inputs of one shape. Gradient (TensorFlow's
 /// `_InvGradGrad`): `(g * -2 * dy * y, ReciprocalGrad(y, g))`.
-pub static INV_GRAD: BinaryOp = BinaryOp::same_shape("InvGrad", crate::binary_fns!(float: |y, dy| -dy * y * y), |c| {
-    grad_of_quadratic_grad(c, "ReciprocalGrad")
-});
+pub static INV_GRAD: BinaryOp = BinaryOp::same_shape(
+    "InvGrad",
+    crate::binary_fns!(float: |y, dy| if dy == 0.0 { 0.0 } else { -y * y * dy }),
+    |c| grad_of_quadratic_grad(c, "ReciprocalGrad"),
+);
 
 /// `tf.raw_ops.Add(x, y)` (TensorFlow 1.x's `tf.add`): op `Add`, default name `Add`. Dtypes
 /// and errors as [`Add`]; the strings of two string tensors are concatenated.
