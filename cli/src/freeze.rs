@@ -49,7 +49,7 @@ pub fn run(args: &FreezeArgs) -> Result<(), String> {
     match &loaded.saver {
         Some(saver) => saver.restore(&sess, &prefix).map_err(|e| e.to_string())?,
         None if loaded.kind == ModelKind::GraphDef
-            && graph.operations().iter().any(|o| matches!(o.op_type().as_str(), "VariableV2" | "VarHandleOp")) =>
+            && graph.operations().iter().any(|o| matches!(o.op_type().as_str(), "Variable" | "VariableV2" | "VarHandleOp")) =>
         {
             return Err(format!(
                 "--meta {} is a GraphDef, which holds no saver to restore --ckpt with; pass the .meta file the checkpoint was saved with",

@@ -1,9 +1,10 @@
-//! Array ops (TensorFlow's `array_ops`). This file: Const, Placeholder,
-//! PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, Size, Fill, ZerosLike, OnesLike,
-//! Cast and ExpandDims. One file per family under `array/`: ConcatV2/ConcatOffset
-//! (`concat`), Pack/Unpack (`stack`), Slice (`slice`), Tile (`tile`), GatherV2 (`gather`),
-//! UnsortedSegmentSum (`segment`), Transpose/InvertPermutation (`transpose`), Squeeze
-//! (`squeeze`) and Range (`range`); `layout` holds the flat-index helpers their kernels share.
+//! Array ops (TensorFlow's `array_ops`). This file: Const, Placeholder, PlaceholderV2,
+//! PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, Size, Rank, Fill, ZerosLike,
+//! OnesLike, Cast and ExpandDims. One file per family under `array/`: ConcatV2/Concat/
+//! ConcatOffset (`concat`), Pack/Unpack (`stack`), Slice (`slice`), Split/SplitV (`split`),
+//! Tile (`tile`), GatherV2 (`gather`), UnsortedSegmentSum (`segment`), DynamicStitch
+//! (`stitch`), Transpose/InvertPermutation (`transpose`), Squeeze (`squeeze`) and Range
+//! (`range`); `layout` holds the flat-index helpers their kernels share.
 //!
 //! The data-movement kernels (concat, pack, slice, tile, gather, transpose) work for
 //! every dtype (bool and string included) by gathering flat element indices.

@@ -234,13 +234,16 @@ pub fn write_tensor_slices(path: impl AsRef<Path>, slices: &[SliceToSave]) -> Re
     write_atomically(path, &bytes)
 }
 
-/// One tensor of an open V1 checkpoint: dtype, full shape, and its slices as `(concrete
-/// extents, file, key)`.
+/// A saved slice of a tensor: its concrete `(start, length)` extents, the index of the file
+/// holding it, and its key there.
+type SavedAt = (Vec<(usize, usize)>, usize, Vec<u8>);
+
+/// One tensor of an open V1 checkpoint: dtype, full shape, and its saved slices.
 #[derive(Debug, Clone)]
 struct TensorInfo {
     dtype: DType,
     shape: Vec<usize>,
-    slices: Vec<(Vec<(usize, usize)>, usize, Vec<u8>)>,
+    slices: Vec<SavedAt>,
 }
 
 /// An open V1 checkpoint (TensorFlow's `TensorSliceReader`): every file matching a pattern

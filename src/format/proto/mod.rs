@@ -1,7 +1,7 @@
 //! TensorFlow's graph protobuf messages as hand-written `prost` structs (no protoc):
 //! `DataType` (as `i32`), `TensorShapeProto`, `TensorProto`, `AttrValue`, `NodeDef`,
-//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, `Example` (`tf.train.Example`). Field numbers come from
-//! TensorFlow 2.21's descriptors (formats.md §3).
+//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, and `Example`
+//! (`tf.train.Example`). Field numbers come from TensorFlow 2.21's descriptors (formats.md §3).
 //!
 //! Encoding gives TensorFlow's bytes: fields in number order, proto3 defaults omitted,
 //! sub-messages and oneof members written when set, repeated numbers packed, and map

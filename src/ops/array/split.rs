@@ -78,7 +78,7 @@ impl RegisteredOp for Split {
         let axis = norm_axis(split_dim, dims.len(), "Split")?;
         let mut out = dims.to_vec();
         if let Some(d) = dims[axis] {
-            if d % n != 0 {
+            if !d.is_multiple_of(n) {
                 return Err(Error::invalid_argument(format!(
                     "Dimension size must be evenly divisible by {n} but is {d}\n\tNumber of ways to split should evenly divide the split dimension (Split of shape {x} along {axis})"
                 )));
@@ -108,7 +108,7 @@ impl Kernel for SplitKernel {
         let axis = split_axis(split_dim, x.rank())?;
         let d = x.shape()[axis];
         let n = self.num_split;
-        if d % n != 0 {
+        if !d.is_multiple_of(n) {
             return Err(Error::invalid_argument(format!(
                 "Number of ways to split should evenly divide the split dimension, but got split_dim {axis} (size = {d}) and num_split {n}"
             )));

@@ -21,7 +21,7 @@ pub struct DynamicStitch;
 /// `N`, from the input count (the count against attr `N` is checked by
 /// `schema::check_input_count` before inference).
 fn partitions(inputs: usize) -> Result<usize> {
-    if inputs == 0 || inputs % 2 != 0 {
+    if inputs == 0 || !inputs.is_multiple_of(2) {
         return Err(Error::invalid_argument(format!(
             "DynamicStitch takes N index tensors and N data tensors (N >= 1), got {inputs} inputs"
         )));
