@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes tests/data/legacy/: GraphDefs and a V1 checkpoint written by TensorFlow 2.21 with
 the TF 1.x legacy op types (Add, Div, Inv, InvGrad, Rank, DynamicStitch, Select,
-BatchMatMul, Concat, Split, SplitV, Variable, IsVariableInitialized, Assert, Print,
-SaveSlices, ParseExample, ParseExampleV2), and prints the values TensorFlow computes for
+BatchMatMul, Concat, Split, SplitV, Gather, Variable, IsVariableInitialized, Assert, Print,
+SaveSlices, ShardedFilespec, ParseExample, ParseExampleV2), and prints the values TensorFlow computes for
 them, which tests/ops_legacy*.rs hold as literals.
 
     ~/.cache/tensorgraph/tf-2.21-venv/bin/python scripts/legacy_fixtures.py
@@ -84,10 +84,12 @@ def math_graph():
         )
         raw.ExpandDims(input=x, axis=tf.constant([-1], tf.int64), name="expand_vec64")
         raw.Squeeze(input=tf.zeros([1, 2, 1]), axis=[-1], name="squeeze_neg")
+        raw.Gather(params=v, indices=tf.constant([[1], [0]], tf.int64), name="gather_v1")
+        raw.ShardedFilespec(basename="model.ckpt", num_shards=2, name="filespec")
     write_pbtxt(g, "legacy_ops.pbtxt")
     names = ["add_v1", "div_v1", "div_int", "div_int64", "add_str", "inv", "inv_grad", "rank", "select",
              "select_scalar", "select_same", "bmm", "bmm_adj", "bmm_int", "concat_v1", "split:0", "split:1",
-             "split:2", "splitv:0", "splitv:1", "splitv:2", "stitch", "expand_vec64", "squeeze_neg"]
+             "split:2", "splitv:0", "splitv:1", "splitv:2", "stitch", "expand_vec64", "squeeze_neg", "gather_v1", "filespec"]
     with session(g) as s:
         for n in names:
             t = n if ":" in n else n + ":0"
@@ -106,6 +108,7 @@ def gradient_names():
         "Div": lambda: raw.Div(x=tf1.placeholder(tf.float32, [2, 3]), y=tf1.placeholder(tf.float32, [3])),
         "Add": lambda: raw.Add(x=tf1.placeholder(tf.float32, [2, 3]), y=tf1.placeholder(tf.float32, [3])),
         "Inv": lambda: raw.Inv(x=tf1.placeholder(tf.float32, [3])),
+        "Gather": lambda: raw.Gather(params=tf1.placeholder(tf.float32, [4, 3]), indices=tf.constant([2, 0, 2])),
     }
     for op, build in cases.items():
         g = tf.Graph()

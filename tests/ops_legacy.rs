@@ -334,6 +334,20 @@ fn expand_dims_and_squeeze_variants() {
 }
 
 #[test]
+fn gather_v1_gathers_along_axis_0() {
+    let g = Graph::new();
+    let s = g.scope();
+    let v = c(&g, Tensor::new(&[2, 6], (0..12).map(|x| x as f32).collect()).unwrap());
+    let idx = c(&g, Tensor::new(&[2, 1], vec![1i64, 0]).unwrap());
+    let out = ops::gather_v1(&s, &v, &idx).unwrap();
+    assert_eq!((out.name().as_str(), out.shape()), ("Gather:0", Shape::known(&[2, 1, 6])));
+    // raw.Gather(params=arange(12).reshape(2,6), indices=[[1],[0]])
+    assert_eq!(f32s(&run(&g, &out)).1, [6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    let bad = ops::gather_v1(&s, &v, &c(&g, Tensor::vector(vec![2i32]))).unwrap();
+    assert!(run_err(&g, &bad).message.contains("indices[0] = 2 is not in [0, 2)"));
+}
+
+#[test]
 fn variable_and_is_variable_initialized() {
     let g = Graph::new();
     let s = g.scope();
@@ -469,6 +483,12 @@ fn gradients_match_finite_differences() {
             &ops::reduce_sum(s, &weighted(s, &q[1], &[1, 6], 16), None, false).unwrap(),
         )
         .unwrap()
+    });
+    check_gradients(&[one(&[4, 3], 19, -1.0, 1.0)], 1e-6, |s, x| {
+        // index 2 twice: its gradient rows add up
+        let idx = ops::constant(s, Tensor::new(&[3, 1], vec![2i32, 0, 2]).unwrap()).unwrap();
+        let y = ops::gather_v1(s, &x[0], &idx).unwrap();
+        weighted(s, &y, &[3, 1, 3], 20)
     });
     check_gradients(&[a, one(&[1, 3], 17, -1.0, 1.0)], 1e-6, |s, x| {
         let i0 = ops::constant(s, Tensor::vector(vec![0i32, 2])).unwrap();

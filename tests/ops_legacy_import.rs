@@ -59,6 +59,7 @@ fn legacy_ops_graph_runs_to_tensorflows_values() {
         ("stitch:0", &[6, 2], &[1.0, 2.0, 5.0, 6.0, 9.0, 10.0, 0.0, 0.0, 0.0, 0.0, 7.0, 8.0]),
         ("expand_vec64:0", &[2, 2, 1], &[1.0, 2.0, 3.0, 4.0]),
         ("squeeze_neg:0", &[1, 2], &[0.0, 0.0]),
+        ("gather_v1:0", &[2, 1, 6], &[6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0]),
     ];
     for (name, shape, values) in cases {
         let t = f(name);
@@ -70,6 +71,7 @@ fn legacy_ops_graph_runs_to_tensorflows_values() {
     let want: Vec<Vec<u8>> = ["ax", "ayz", "aw", "bx", "byz", "bw"].iter().map(|s| s.as_bytes().to_vec()).collect();
     assert_eq!(f("add_str:0"), Tensor::strings(&[2, 3], want).unwrap());
     assert_eq!(f("div_int:0").dtype(), DType::Int32);
+    assert_eq!(f("filespec:0"), Tensor::strings(&[], vec![b"model.ckpt-?????-of-00002".to_vec()]).unwrap());
 }
 
 #[test]

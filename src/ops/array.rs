@@ -2,7 +2,7 @@
 //! PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, Size, Rank, Fill, ZerosLike,
 //! OnesLike, Cast and ExpandDims. One file per family under `array/`: ConcatV2/Concat/
 //! ConcatOffset (`concat`), Pack/Unpack (`stack`), Slice (`slice`), Split/SplitV (`split`),
-//! Tile (`tile`), GatherV2 (`gather`), UnsortedSegmentSum (`segment`), DynamicStitch
+//! Tile (`tile`), GatherV2/Gather (`gather`), UnsortedSegmentSum (`segment`), DynamicStitch
 //! (`stitch`), Transpose/InvertPermutation (`transpose`), Squeeze (`squeeze`) and Range
 //! (`range`); `layout` holds the flat-index helpers their kernels share.
 //!
@@ -25,7 +25,7 @@ mod tile;
 mod transpose;
 
 pub use concat::{concat, concat_dyn, concat_v1, Concat, ConcatOffset, ConcatV2};
-pub use gather::{gather, gather_dyn, GatherV2};
+pub use gather::{gather, gather_dyn, gather_v1, Gather, GatherV2};
 pub use pad::{pad, pad_dyn, pad_v2, pad_v2_dyn, Pad, PadV2};
 pub use range::{range, range_dyn, Range};
 pub use segment::{unsorted_segment_sum, UnsortedSegmentSum};
@@ -71,6 +71,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &Slice,
     &Tile,
     &GatherV2,
+    &Gather,
     &UnsortedSegmentSum,
     &Transpose,
     &InvertPermutation,

@@ -1,7 +1,7 @@
 //! The V1 saver ops of TensorFlow 1.x (`tf.train.Saver(write_version=V1)`, and graphs
 //! written before V2 checkpoints): `Save` and `SaveSlices` write a V1 checkpoint (one
 //! tensor-slices SSTable file, [`crate::format::checkpoint::tensor_slices`]); `Restore` and
-//! `RestoreSlice` read one. As in TensorFlow 2.21, the V1 restore ops read only V1 files: a
+//! `RestoreSlice` read one (`ShardedFilespec` names a sharded save's files). As in TensorFlow 2.21, the V1 restore ops read only V1 files: a
 //! V2 checkpoint's prefix is `NotFound` with advice to use `RestoreV2`.
 
 use super::io_ops::{strings, text};
@@ -13,7 +13,7 @@ use crate::format::checkpoint::{
 use crate::graph::{AttrValue, Node, Operation, Output, Scope};
 use crate::tensor::{DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn RegisteredOp] = &[&Save, &SaveSlices, &Restore, &RestoreSlice];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[&Save, &SaveSlices, &Restore, &RestoreSlice, &ShardedFilespec];
 
 /// Writes `data` under `names` (with the shape-and-slice `specs`, `""` for whole tensors) to
 /// the V1 checkpoint file `filename`.
@@ -180,6 +180,27 @@ impl RegisteredOp for RestoreSlice {
     }
     fn is_stateful(&self) -> bool {
         true
+    }
+}
+
+/// `ShardedFilespec(basename, num_shards)`: the file pattern of a sharded V1 save,
+/// `basename-?????-of-00002` (string scalar), which a sharded `tf.train.Saver` of TensorFlow
+/// 1.x feeds its `Restore` ops.
+pub struct ShardedFilespec;
+impl RegisteredOp for ShardedFilespec {
+    fn op_type(&self) -> &'static str {
+        "ShardedFilespec"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        Ok(vec![(DType::String, Shape::scalar())])
+    }
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(super::FnKernel(|ctx| {
+            let base = text(ctx.input(0), "ShardedFilespec basename")?;
+            let n = ctx.input(1).to_f64_vec()?.first().copied().unwrap_or(1.0) as i64;
+            Ok(vec![Tensor::strings(&[], vec![format!("{base}-?????-of-{n:05}").into_bytes()])?])
+        })))
     }
 }
 
