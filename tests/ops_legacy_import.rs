@@ -308,6 +308,55 @@ fn parse_example_builder_and_tensorflows_errors() {
 }
 
 #[test]
+fn parse_example_v2_of_one_example_and_unsupported_features() {
+    use tensorgraph::graph::AttrValue;
+    let g = Graph::new();
+    let s = g.scope();
+    let strs = |v: &[&str]| {
+        ops::constant(&s, Tensor::strings(&[v.len()], v.iter().map(|x| x.as_bytes().to_vec()).collect()).unwrap())
+            .unwrap()
+    };
+    let one = ops::constant(&s, Tensor::strings(&[], vec![example(Some(7), &[1.0, 2.0], None)]).unwrap()).unwrap();
+    let build = |dense_shape: tensorgraph::Shape, ragged: bool| {
+        let default = ops::constant(&s, Tensor::new(&[0], Vec::<i64>::new()).unwrap()).unwrap();
+        s.op("ParseExampleV2", "ParseExampleV2")
+            .input(&one)
+            .input(&strs(&[]))
+            .input(&strs(&["w"]))
+            .input(&strs(&["age"]))
+            .input(&strs(if ragged { &["name"] } else { &[] }))
+            .input(&default)
+            .attr("Tdense", AttrValue::ListType(vec![DType::Int64]))
+            .attr("num_sparse", 1i64)
+            .attr("sparse_types", AttrValue::ListType(vec![DType::Float]))
+            .attr("ragged_value_types", AttrValue::ListType(if ragged { vec![DType::String] } else { vec![] }))
+            .attr("ragged_split_types", AttrValue::ListType(if ragged { vec![DType::Int64] } else { vec![] }))
+            .attr("dense_shapes", AttrValue::ListShape(vec![dense_shape]))
+            .build()
+            .unwrap()
+    };
+    let op = build(tensorgraph::Shape::known(&[1]), false);
+    let sess = Session::new(&g).unwrap();
+    let out: Vec<Tensor> = (0..4).map(|i| sess.fetch(&[], &op.output(i).unwrap()).unwrap()).collect();
+    // raw.ParseExampleV2 of a scalar: sparse indices [N, 1], shape [longest]; dense [1]
+    assert_eq!(out[0], Tensor::new(&[2, 1], vec![0i64, 1]).unwrap());
+    assert_eq!(out[1].to_vec::<f32>().unwrap(), [1.0, 2.0]);
+    assert_eq!(out[2].to_vec::<i64>().unwrap(), [2]);
+    assert_eq!(out[3], Tensor::vector(vec![7i64]));
+    // graphs with a variable-length dense feature or ragged features import; running them
+    // is Unimplemented naming the node
+    let seq = build(tensorgraph::Shape::partial(&[None]), false);
+    let e = sess.fetch(&[], &seq.output(3).unwrap()).unwrap_err();
+    assert_eq!(e.code, Code::Unimplemented);
+    assert!(e.message.contains("variable-length dense features"), "{e}");
+    let rag = build(tensorgraph::Shape::known(&[1]), true);
+    assert_eq!(rag.num_outputs(), 6);
+    let e = sess.fetch(&[], &rag.output(3).unwrap()).unwrap_err();
+    assert_eq!(e.code, Code::Unimplemented);
+    assert!(e.message.contains("ragged features"), "{e}");
+}
+
+#[test]
 fn deprecated_op_is_refused_from_its_removal_version_on() {
     let text = |producer: i32| {
         format!(

@@ -40,49 +40,69 @@ fn list_shapes(node: &Node, name: &str) -> Result<Vec<Shape>> {
 }
 
 /// The features a parse op extracts: sparse value dtypes, dense dtypes and shapes (attrs),
-/// and whether it is `ParseExampleV2` (keys as vectors, a scalar `serialized` allowed).
+/// ragged value and split dtypes (`ParseExampleV2`), and whether it is `ParseExampleV2`
+/// (keys as vectors, a scalar `serialized` allowed).
 #[derive(Clone)]
 struct Config {
     sparse_types: Vec<DType>,
     dense_types: Vec<DType>,
+    /// The dense shapes as declared (a variable-length feature has an unknown dimension).
+    partial: Vec<Shape>,
+    /// The dense shapes, when all are fixed (what the kernel parses); set by `supported`.
     dense_shapes: Vec<Vec<usize>>,
+    ragged: Vec<(DType, DType)>,
     v2: bool,
 }
 
 impl Config {
-    /// Reads and checks the attrs. Errors: `InvalidArgument` for lists of other lengths than
-    /// the counts; `Unimplemented` naming the feature for a dense shape with unknown
-    /// dimensions (variable-length `FixedLenSequenceFeature`s) and for ragged features.
+    /// Reads the attrs. Errors: `InvalidArgument` for lists of other lengths than the counts.
     fn of(node: &Node, v2: bool) -> Result<Config> {
         let sparse_types = list_types(node, "sparse_types")?;
         let dense_types = list_types(node, "Tdense")?;
-        let shapes = list_shapes(node, "dense_shapes")?;
+        let partial = list_shapes(node, "dense_shapes")?;
         let num_sparse = node.attr_int_or(if v2 { "num_sparse" } else { "Nsparse" }, 0)?;
-        if sparse_types.len() as i64 != num_sparse || shapes.len() != dense_types.len() {
+        let (ragged_values, ragged_splits) = if v2 {
+            (list_types(node, "ragged_value_types")?, list_types(node, "ragged_split_types")?)
+        } else {
+            (vec![], vec![])
+        };
+        if sparse_types.len() as i64 != num_sparse
+            || partial.len() != dense_types.len()
+            || ragged_values.len() != ragged_splits.len()
+        {
             return Err(Error::invalid_argument(format!(
-                "{}: sparse_types has {} types for {num_sparse} sparse features and dense_shapes {} shapes for {} dense types",
+                "{}: sparse_types has {} types for {num_sparse} sparse features, dense_shapes {} shapes for {} dense types, ragged_value_types {} types for {} ragged_split_types",
                 node.name,
                 sparse_types.len(),
-                shapes.len(),
-                dense_types.len()
+                partial.len(),
+                dense_types.len(),
+                ragged_values.len(),
+                ragged_splits.len()
             )));
         }
-        if v2 && !list_types(node, "ragged_value_types")?.is_empty() {
+        let ragged = ragged_values.into_iter().zip(ragged_splits).collect();
+        Ok(Config { sparse_types, dense_types, partial, dense_shapes: Vec::new(), ragged, v2 })
+    }
+
+    /// This configuration made ready for the kernel: every dense shape fixed.
+    /// Errors: `Unimplemented` naming the node for a dense shape with unknown dimensions
+    /// (a variable-length `FixedLenSequenceFeature`) and for ragged features.
+    fn supported(mut self, node: &Node) -> Result<Config> {
+        if !self.ragged.is_empty() {
             return Err(Error::unimplemented(format!(
                 "{}: ParseExampleV2 with ragged features is not supported; parse them as sparse features (VarLenFeature)",
                 node.name
             )));
         }
-        let mut dense_shapes = Vec::with_capacity(shapes.len());
-        for (d, s) in shapes.iter().enumerate() {
-            dense_shapes.push(s.to_vec().ok_or_else(|| {
+        for (d, s) in self.partial.iter().enumerate() {
+            self.dense_shapes.push(s.to_vec().ok_or_else(|| {
                 Error::unimplemented(format!(
                     "{}: dense feature {d} has shape {s}: variable-length dense features (FixedLenSequenceFeature) are not supported; give the feature a fixed shape or parse it as a sparse feature (VarLenFeature)",
                     node.name
                 ))
             })?);
         }
-        Ok(Config { sparse_types, dense_types, dense_shapes, v2 })
+        Ok(self)
     }
 
     /// The output dtypes and shapes for a `serialized` input of shape `batch`.
@@ -100,17 +120,19 @@ impl Config {
         out.extend(self.sparse_types.iter().map(|&t| (t, Shape::partial(&[None]))));
         let sh = if index_rank > 0 { Shape::known(&[index_rank]) } else { Shape::partial(&[None]) };
         out.extend((0..ns).map(|_| (DType::Int64, sh.clone())));
-        for (t, s) in self.dense_types.iter().zip(&self.dense_shapes) {
-            let shape = match &lead {
-                Some(l) => {
+        for (t, s) in self.dense_types.iter().zip(&self.partial) {
+            let shape = match (&lead, s.dims()) {
+                (Some(l), Some(dims)) => {
                     let mut d = l.clone();
-                    d.extend(s.iter().map(|&x| Some(x)));
+                    d.extend_from_slice(dims);
                     Shape::partial(&d)
                 }
-                None => Shape::unknown(),
+                _ => Shape::unknown(),
             };
             out.push((*t, shape));
         }
+        out.extend(self.ragged.iter().map(|&(v, _)| (v, Shape::partial(&[None]))));
+        out.extend(self.ragged.iter().map(|&(_, r)| (r, Shape::partial(&[None]))));
         out
     }
 }
@@ -335,8 +357,9 @@ fn parse(
 /// found.` (a dense feature without a default); `Name: <unknown>, Key: w, Index: 0.  Number
 /// of float values != expected.  Values size: 2 but output shape: [3]`; `... Data types
 /// don't match. ...`; a default of another shape (`def_value[0].shape() == [] is not
-/// compatible with dense_shapes_[0] == [2]`). `Unimplemented` for a dense shape with unknown
-/// dimensions (`FixedLenSequenceFeature`).
+/// compatible with dense_shapes_[0] == [2]`). `Unimplemented`, when the session prepares the
+/// node (graphs holding one import), for a dense shape with unknown dimensions
+/// (`FixedLenSequenceFeature`).
 pub struct ParseExample;
 impl RegisteredOp for ParseExample {
     fn op_type(&self) -> &'static str {
@@ -354,7 +377,7 @@ impl RegisteredOp for ParseExample {
         Ok(cfg.outputs(&Shape::partial(&[s.dim(0)])))
     }
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
-        Ok(Box::new(ParseKernel { cfg: Config::of(node, false)? }))
+        Ok(Box::new(ParseKernel { cfg: Config::of(node, false)?.supported(node)? }))
     }
 }
 
@@ -377,13 +400,10 @@ impl RegisteredOp for ParseExampleV2 {
                 "Shape must be at most rank 1 but is rank {r} (ParseExampleV2's serialized, of shape {s})"
             )));
         }
-        let mut out = cfg.outputs(s);
-        // no ragged features: the ragged_values and ragged_row_splits lists are empty
-        out.truncate(3 * cfg.sparse_types.len() + cfg.dense_types.len());
-        Ok(out)
+        Ok(cfg.outputs(s))
     }
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
-        Ok(Box::new(ParseKernel { cfg: Config::of(node, true)? }))
+        Ok(Box::new(ParseKernel { cfg: Config::of(node, true)?.supported(node)? }))
     }
 }
 
