@@ -95,7 +95,7 @@ pub fn run(args: &FreezeArgs) -> Result<(), String> {
     match &loaded.saver {
         Some(saver) => restore(&sess, saver, &prefix, &args.restore)?,
         None if loaded.kind == ModelKind::GraphDef
-            && graph.operations().iter().any(|o| matches!(o.op_type().as_str(), "VariableV2" | "VarHandleOp")) =>
+            && graph.operations().iter().any(|o| matches!(o.op_type().as_str(), "Variable" | "VariableV2" | "VarHandleOp")) =>
         {
             return Err(format!(
                 "--meta {} is a GraphDef, which holds no saver to restore --ckpt with; pass the .meta file the checkpoint was saved with",

@@ -1,8 +1,8 @@
 //! Array ops (TensorFlow's `array_ops`). This file: Const, Placeholder,
-//! PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, Size, Fill, ZerosLike, OnesLike,
-//! Cast and ExpandDims. One file per family under `array/`: ConcatV2/ConcatOffset
-//! (`concat`), Pack/Unpack (`stack`), Slice (`slice`), StridedSlice/StridedSliceGrad
-//! (`strided_slice`), Tile (`tile`), GatherV2 (`gather`), UnsortedSegmentSum (`segment`),
+//! PlaceholderV2, PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, Size, Rank, Fill, ZerosLike, OnesLike,
+//! Cast and ExpandDims. One file per family under `array/`: ConcatV2/Concat/ConcatOffset
+//! (`concat`), Split/SplitV (`split`), DynamicStitch (`stitch`), Pack/Unpack (`stack`), Slice (`slice`), StridedSlice/StridedSliceGrad
+//! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), UnsortedSegmentSum (`segment`),
 //! Transpose/InvertPermutation (`transpose`), Squeeze (`squeeze`), Range (`range`),
 //! ReverseV2/ReverseSequence (`reverse`), BroadcastTo (`broadcast_to`), OneHot
 //! (`one_hot`), Unique/Where (`unique`), MirrorPad/MirrorPadGrad (`mirror_pad`) and
@@ -25,8 +25,10 @@ mod range;
 mod reverse;
 mod segment;
 mod slice;
+mod split;
 mod squeeze;
 mod stack;
+mod stitch;
 mod stop_gradient;
 mod strided_slice;
 mod tile;
@@ -34,8 +36,8 @@ mod transpose;
 mod unique;
 
 pub use broadcast_to::{broadcast_to, broadcast_to_shape, BroadcastTo};
-pub use concat::{concat, concat_dyn, ConcatOffset, ConcatV2};
-pub use gather::{gather, gather_dyn, GatherV2};
+pub use concat::{concat, concat_dyn, concat_v1, Concat, ConcatOffset, ConcatV2};
+pub use gather::{gather, gather_dyn, gather_v1, Gather, GatherV2};
 pub use mirror_pad::{mirror_pad, mirror_pad_dyn, mirror_pad_grad_op, MirrorPad, MirrorPadGrad};
 pub use one_hot::{one_hot, OneHot};
 pub use pad::{pad, pad_dyn, pad_v2, pad_v2_dyn, Pad, PadV2};
@@ -43,8 +45,10 @@ pub use range::{range, range_dyn, Range};
 pub use reverse::{reverse, reverse_dyn, reverse_sequence, ReverseSequence, ReverseV2};
 pub use segment::{unsorted_segment_sum, UnsortedSegmentSum};
 pub use slice::{slice, slice_dyn, Slice};
+pub use split::{split, split_v, Split, SplitV};
 pub use squeeze::{squeeze, Squeeze};
 pub use stack::{stack, unstack, Pack, Unpack};
+pub use stitch::{dynamic_stitch, DynamicStitch};
 pub use stop_gradient::{prevent_gradient, stop_gradient, PreventGradient, StopGradient};
 pub use strided_slice::{
     strided_slice, strided_slice_dyn, strided_slice_grad, strided_slice_indexing, SliceMasks, StridedSlice,
@@ -67,24 +71,28 @@ const NUMBERS: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::In
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &Const,
     &Placeholder,
+    &PlaceholderV2,
     &PlaceholderWithDefault,
     &Identity,
     &NoOp,
     &Reshape,
     &ShapeOp,
     &Size,
+    &Rank,
     &Fill,
     &ZerosLike,
     &OnesLike,
     &Cast,
     &ExpandDims,
     &ConcatV2,
+    &Concat,
     &ConcatOffset,
     &Pack,
     &Unpack,
     &Slice,
     &Tile,
     &GatherV2,
+    &Gather,
     &UnsortedSegmentSum,
     &Transpose,
     &InvertPermutation,
@@ -102,6 +110,9 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &Where,
     &MirrorPad,
     &MirrorPadGrad,
+    &Split,
+    &SplitV,
+    &DynamicStitch,
 ];
 
 /// The prepared-kernel result of [`RegisteredOp::prepare`] for `kernel`.
@@ -220,6 +231,24 @@ impl Kernel for PlaceholderKernel {
             ctx.node_name(),
             self.0
         )))
+    }
+}
+
+/// `PlaceholderV2`: TensorFlow 1.0's placeholder (attrs `dtype`, `shape`), which
+/// `Placeholder` replaced; the same kernel. Its `OpDef` is deprecated at GraphDef version 23,
+/// so only GraphDefs of an older producer may hold one (see
+/// [`schema::check_op_deprecation`](crate::ops::schema::check_op_deprecation)); building one
+/// here is that `Unimplemented` error.
+pub struct PlaceholderV2;
+impl RegisteredOp for PlaceholderV2 {
+    fn op_type(&self) -> &'static str {
+        "PlaceholderV2"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        Placeholder.infer(ctx)
+    }
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        Placeholder.prepare(node)
     }
 }
 
@@ -451,6 +480,29 @@ pub fn size(s: &Scope, x: &Output) -> Result<Output> {
     s.op("Size", "Size").input(x).attr("T", x.dtype()).attr("out_type", DType::Int32).build_output()
 }
 
+/// `Rank`: the number of dimensions of its input (any dtype), a 0-d int32 (`tf.rank`).
+/// TensorFlow 1.x's gradients of `reduce_sum`/`reduce_mean` build it.
+pub struct Rank;
+impl RegisteredOp for Rank {
+    fn op_type(&self) -> &'static str {
+        "Rank"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        one(DType::Int32, Shape::scalar())
+    }
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        plain(|ctx| Ok(vec![Tensor::scalar(ctx.input(0).rank() as i32)]))
+    }
+}
+
+/// `tf.rank(x)`: op `Rank`, default name `Rank`; `x`'s number of dimensions as an int32
+/// scalar, computed when run (TensorFlow's Python folds a known rank into a constant; this
+/// builder always makes the op).
+pub fn rank(s: &Scope, x: &Output) -> Result<Output> {
+    s.op("Rank", "Rank").input(x).attr("T", x.dtype()).build_output()
+}
+
 /// `Fill`: a tensor of shape `dims` (input 0, int32) filled with the scalar `value` (input 1).
 pub struct Fill;
 impl RegisteredOp for Fill {
@@ -584,6 +636,17 @@ pub fn cast(s: &Scope, x: &Output, dtype: DType) -> Result<Output> {
 /// `ExpandDims`: inserts a dimension of 1 at `axis` (input 1, int32 scalar; negative counts from the end).
 pub struct ExpandDims;
 impl ExpandDims {
+    /// The one value of the `dim` input (a scalar or a one-element vector, as TensorFlow
+    /// accepts). Errors: `InvalidArgument` in TensorFlow's words for another element count.
+    fn single_dim(dim: &Tensor) -> Result<i64> {
+        match int_values(dim)?[..] {
+            [d] => Ok(d),
+            _ => Err(Error::invalid_argument(format!(
+                "'dim' input must be a tensor with a single value, got shape {}",
+                crate::tensor::fmt_dims(dim.shape())
+            ))),
+        }
+    }
     fn axis(axis: i64, rank: usize) -> Result<usize> {
         let r = rank as i64 + 1;
         if axis < -r || axis >= r {
@@ -598,9 +661,10 @@ impl RegisteredOp for ExpandDims {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(2)?;
-        let shape = match (ctx.const_input(1), ctx.shape(0).dims()) {
+        let dim = ctx.const_input(1).map(|a| Self::single_dim(&a)).transpose()?;
+        let shape = match (dim, ctx.shape(0).dims()) {
             (Some(a), Some(dims)) => {
-                let ax = Self::axis(int_values(&a)?.first().copied().unwrap_or(0), dims.len())?;
+                let ax = Self::axis(a, dims.len())?;
                 let mut d = dims.to_vec();
                 d.insert(ax, Some(1));
                 Shape::partial(&d)
@@ -612,7 +676,7 @@ impl RegisteredOp for ExpandDims {
     fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(|ctx| {
             let x = ctx.input(0);
-            let ax = Self::axis(int_values(ctx.input(1))?.first().copied().unwrap_or(0), x.rank())?;
+            let ax = Self::axis(Self::single_dim(ctx.input(1))?, x.rank())?;
             let mut d = x.shape().to_vec();
             d.insert(ax, 1);
             Ok(vec![x.reshape(&d)?])

@@ -36,6 +36,7 @@ impl OpBuilder<'_> {
             }
         }
         let def = lookup(&self.op_type)?;
+        schema::check_op_deprecation(def.op_type(), crate::format::proto::GRAPH_DEF_VERSION)?;
         let name = self.scope.unique_op_name(&self.default_name);
         check_op_name(&name)?;
         // every attr TensorFlow's Python would set: the given ones, then the defaults

@@ -5,7 +5,7 @@
 
 use super::{FnKernel, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
-use crate::format::checkpoint::{data_path, index_path, CheckpointReader, CheckpointWriter};
+use crate::format::checkpoint::{data_path, index_path, CheckpointReader, CheckpointWriter, TensorSliceReader};
 use crate::graph::{AttrValue, Node, Operation, Output, Scope};
 use crate::tensor::{DType, Shape, Tensor};
 
@@ -13,7 +13,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] =
     &[&SaveV2, &RestoreV2, &StringJoin, &ShardedFilename, &MergeV2Checkpoints];
 
 /// The UTF-8 text of a string scalar input (a file name or prefix).
-fn text(t: &Tensor, what: &str) -> Result<String> {
+pub(super) fn text(t: &Tensor, what: &str) -> Result<String> {
     match t.storage() {
         crate::tensor::Storage::Str(v) if v.len() == 1 => {
             String::from_utf8(v[0].clone()).map_err(|_| Error::invalid_argument(format!("{what} is not UTF-8 text")))
@@ -23,7 +23,7 @@ fn text(t: &Tensor, what: &str) -> Result<String> {
 }
 
 /// The elements of a 1-d string input.
-fn strings(t: &Tensor, what: &str) -> Result<Vec<String>> {
+pub(super) fn strings(t: &Tensor, what: &str) -> Result<Vec<String>> {
     match t.storage() {
         crate::tensor::Storage::Str(v) => v
             .iter()
@@ -94,7 +94,8 @@ fn save_v2(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
 }
 
 /// `RestoreV2(prefix, tensor_names, shape_and_slices)`: reads the named tensors from the
-/// checkpoint `prefix`; attr `dtypes` gives each output's dtype. Errors: `NotFound`
+/// checkpoint `prefix`; attr `dtypes` gives each output's dtype. As TensorFlow's, it reads a
+/// V1 checkpoint when `prefix` is such a file (no `prefix.index`). Errors: `NotFound`
 /// naming a missing key; `InvalidArgument` for a dtype mismatch.
 pub struct RestoreV2;
 impl RegisteredOp for RestoreV2 {
@@ -130,6 +131,11 @@ impl Kernel for RestoreKernel {
                 names.len(),
                 dtypes.len()
             )));
+        }
+        if !index_path(&prefix).exists() && std::path::Path::new(&prefix).is_file() {
+            // TensorFlow's RestoreV2 reads a V1 checkpoint (a single tensor-slices file) too
+            let v1 = TensorSliceReader::open(&prefix)?;
+            return names.iter().zip(dtypes).map(|(n, &d)| v1.read(n, d)).collect();
         }
         let reader = CheckpointReader::open(&prefix)?;
         let mut out = Vec::with_capacity(names.len());

@@ -12,9 +12,12 @@ pub mod control_flow;
 pub mod conv;
 pub mod image;
 pub mod io_ops;
+pub mod io_ops_v1;
 pub(crate) mod kernels;
+pub mod logging;
 pub mod math;
 pub mod nn;
+pub mod parsing;
 pub mod random;
 pub mod ref_variable;
 mod registry;
@@ -40,10 +43,12 @@ pub use conv::{
     depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input, max_pool, DepthwiseConv2dOptions,
 };
 pub use image::{resize_bilinear, resize_nearest_neighbor};
+pub use logging::{assert_op, print_op};
 pub use math::*;
 pub use nn::*;
+pub use parsing::{parse_example, FixedLenFeature};
 pub use random::{random_normal, random_uniform, truncated_normal};
-pub use ref_variable::{assign, assign_add, assign_sub};
+pub use ref_variable::{assign, assign_add, assign_sub, is_variable_initialized};
 pub use registry::{lookup, registered_op_types};
 pub use resource_variable::{
     assign_add_variable_op, assign_sub_variable_op, assign_variable_op, read_variable_op, var_is_initialized_op,

@@ -1,4 +1,6 @@
-//! Variable ops: VariableV2, Assign, AssignAdd, AssignSub (reference variables).
+//! Variable ops: VariableV2, Assign, AssignAdd, AssignSub (reference variables), and the
+//! TensorFlow 1.x forms `Variable` (the pre-1.0 reference variable) and
+//! `IsVariableInitialized`.
 
 use super::variable_common::AddToVariable;
 use super::{FnKernel, InferCtx, Kernel, KernelCtx, RegisteredOp};
@@ -6,7 +8,8 @@ use crate::error::{Error, Result};
 use crate::graph::{Node, Operation, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn RegisteredOp] = &[&VariableV2, &Assign, &AssignAdd, &AssignSub];
+pub(super) static DEFS: &[&dyn RegisteredOp] =
+    &[&VariableV2, &Variable, &Assign, &AssignAdd, &AssignSub, &IsVariableInitialized];
 
 /// `VariableV2`: a reference variable (attrs `shape`, `dtype`, `container`, `shared_name`).
 /// Its value lives in the session; the executor reads it when a consumer runs.
@@ -24,6 +27,67 @@ impl RegisteredOp for VariableV2 {
     fn is_stateful(&self) -> bool {
         true
     }
+}
+
+/// `Variable`: the reference variable of TensorFlow before 1.0 (`tf.Variable` emitted it
+/// until `VariableV2` replaced it), with `VariableV2`'s attrs (`shape`, `dtype`, `container`,
+/// `shared_name`) and kernel: the session holds its value, so graphs written by old
+/// TensorFlow versions import, initialize, train and save as if they used `VariableV2`.
+pub struct Variable;
+impl RegisteredOp for Variable {
+    fn op_type(&self) -> &'static str {
+        "Variable"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        VariableV2.infer(ctx)
+    }
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        VariableV2.prepare(node)
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// `IsVariableInitialized(ref)`: a bool scalar, true once the reference variable at input 0
+/// (a `VariableV2` or `Variable` output, attr `dtype`) holds a value
+/// (`tf.compat.v1.is_variable_initialized`). Reading an uninitialized variable is its
+/// purpose, so it never fails on one.
+pub struct IsVariableInitialized;
+impl RegisteredOp for IsVariableInitialized {
+    fn op_type(&self) -> &'static str {
+        "IsVariableInitialized"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        ctx.check_type_attr("dtype", 0)?;
+        Ok(vec![(DType::Bool, Shape::scalar())])
+    }
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(|ctx| {
+            let (slot, _) = ctx.var(0)?;
+            let init = slot.read().unwrap_or_else(|e| e.into_inner()).is_some();
+            Ok(vec![Tensor::scalar(init)])
+        })))
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0]
+    }
+}
+
+/// `tf.compat.v1.is_variable_initialized(variable)`: op `IsVariableInitialized`, default name
+/// `IsVariableInitialized`; a bool scalar. `variable` must be a reference variable's output
+/// (`v:0` of a `VariableV2` or `Variable`); for a resource variable (its `VarHandleOp`
+/// handle) it is `VarIsInitializedOp`, as TensorFlow's `is_variable_initialized` picks.
+/// Errors: `InvalidArgument` when run on an input that is not a variable.
+pub fn is_variable_initialized(s: &Scope, variable: &Output) -> Result<Output> {
+    if variable.dtype() == DType::Resource {
+        return super::resource_variable::var_is_initialized_op(s, variable);
+    }
+    s.op("IsVariableInitialized", "IsVariableInitialized")
+        .input(variable)
+        .attr("dtype", variable.dtype())
+        .build_output()
 }
 
 /// `Assign`: stores input 1 into the variable at input 0 and outputs the new value.

@@ -24,6 +24,9 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::array::pad::DEFS)
         .chain(super::image::DEFS)
         .chain(super::control_flow::DEFS)
+        .chain(super::logging::DEFS)
+        .chain(super::io_ops_v1::DEFS)
+        .chain(super::parsing::DEFS)
     {
         m.insert(def.op_type(), *def);
     }

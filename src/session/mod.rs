@@ -137,7 +137,9 @@ impl Session {
     pub fn set_variable_value(&self, var: &Operation, value: Tensor) -> Result<()> {
         let node = var.node();
         let (dtype, shape) = match node.op_type {
-            "VariableV2" => node.outputs.first().cloned().ok_or_else(|| Error::internal("variable without output"))?,
+            "VariableV2" | "Variable" => {
+                node.outputs.first().cloned().ok_or_else(|| Error::internal("variable without output"))?
+            }
             "VarHandleOp" => (node.attr_type("dtype")?, node.attr_shape("shape")?.clone()),
             _ => {
                 return Err(Error::invalid_argument(format!(

@@ -130,9 +130,10 @@ pub(crate) struct Plan {
 }
 
 /// True for the ops whose value is a session-held variable buffer rather than a computed
-/// output: `VariableV2` (reference variables) and `VarHandleOp` (resource variables).
+/// output: `VariableV2` and TensorFlow 1.x's `Variable` (reference variables) and
+/// `VarHandleOp` (resource variables).
 pub(crate) fn is_variable_op(op_type: &str) -> bool {
-    matches!(op_type, "VariableV2" | "VarHandleOp")
+    matches!(op_type, "VariableV2" | "Variable" | "VarHandleOp")
 }
 
 /// Signature of a run: fed tensors, fetched tensors, target ops.

@@ -4,6 +4,7 @@ mod alloc;
 mod convert;
 mod dtype;
 mod shape;
+mod summary;
 #[allow(clippy::module_inception)]
 mod tensor;
 

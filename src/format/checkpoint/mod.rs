@@ -20,6 +20,7 @@ mod reader;
 mod slices;
 #[doc(hidden)]
 pub mod table;
+pub mod tensor_slices;
 mod writer;
 
 pub use checkpoint_state::{
@@ -31,6 +32,9 @@ pub(crate) use data_file::read_tensors;
 pub use reader::CheckpointReader;
 #[doc(hidden)]
 pub use slices::slice_key;
+pub use tensor_slices::{
+    concrete_extents, parse_shape_and_slice, write_tensor_slices, SliceExtents, SliceToSave, TensorSliceReader,
+};
 pub use writer::{write_checkpoint, write_checkpoint_sharded, CheckpointWriter, MAX_SHARDS};
 
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! TensorFlow's graph protobuf messages as hand-written `prost` structs (no protoc):
 //! `DataType` (as `i32`), `TensorShapeProto`, `TensorProto`, `AttrValue`, `NodeDef`,
-//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts. Field numbers come from
-//! TensorFlow 2.21's descriptors (formats.md §3).
+//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, and `Example`
+//! (`tf.train.Example`). Field numbers come from TensorFlow 2.21's descriptors (formats.md §3).
 //!
 //! Encoding gives TensorFlow's bytes: fields in number order, proto3 defaults omitted,
 //! sub-messages and oneof members written when set, repeated numbers packed, and map
@@ -13,6 +13,7 @@
 
 mod attr_value;
 mod checkpoint_state;
+mod example;
 mod graph;
 mod map_fields;
 pub(crate) mod meta_graph;
@@ -23,6 +24,7 @@ mod types;
 
 pub use attr_value::{AttrValue, ListValue, NameAttrList, Value as AttrValueKind};
 pub use checkpoint_state::CheckpointState;
+pub use example::{Example, Feature, FeatureKind, Features};
 pub use graph::{
     ExperimentalDebugInfo, FunctionDefLibrary, GraphDef, NodeDef, VersionDef, GRAPH_DEF_VERSION,
     GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER,

@@ -277,6 +277,9 @@ fn import_under(
             Some(list) => new_default_attrs(n, list),
             None => Vec::new(),
         };
+        // TensorFlow's graph constructor: an op removed at or before the producer is refused
+        ops::schema::check_op_deprecation(&n.op, producer.unwrap_or(0))
+            .map_err(|e| Error::new(e.code, format!("{} (node '{}')", e.message, n.name)))?;
         let attrs = n.attr.iter().filter(|(k, _)| !new_defaults.contains(&k.as_str()));
         ops::schema::validate_node_def_attrs(&n.name, &n.op, attrs, producer)?;
         if !new_defaults.is_empty() {

@@ -1,4 +1,5 @@
-//! `GatherV2` (`tf.gather`).
+//! `GatherV2` (`tf.gather`) and TensorFlow 1.x's `Gather` (along axis 0, before 1.3 added
+//! the axis).
 
 use super::layout::{int_tensor, norm_axis, product_indices, scalar_int};
 use super::{
@@ -139,6 +140,77 @@ fn gather_grad(ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         transpose(&s.named("transpose_1"), &seg, &inv)?
     };
     Ok(vec![Some(grad), None, None])
+}
+
+/// `Gather(params, indices)`: TensorFlow 1.x's gather (before `GatherV2`): `GatherV2` along
+/// axis 0 (attrs `Tparams`, `Tindices`, `validate_indices`, which TensorFlow ignores on
+/// CPU: indices are always checked). Output shape `indices.shape + params.shape[1:]`.
+/// Errors: `InvalidArgument` for scalar params, and when run for an index outside
+/// `[0, params.shape[0])`. Gradient (TensorFlow's `_GatherGrad`, densified as its
+/// `IndexedSlices` are when summed): `UnsortedSegmentSum` of the gradient rows by index.
+pub struct Gather;
+impl RegisteredOp for Gather {
+    fn op_type(&self) -> &'static str {
+        "Gather"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        ctx.check_dtype(1, INTS)?;
+        let (p, idx) = (ctx.shape(0), ctx.shape(1));
+        let (Some(pd), Some(id)) = (p.dims(), idx.dims()) else {
+            return Ok(vec![(ctx.dtype(0), Shape::unknown())]);
+        };
+        if pd.is_empty() {
+            return Err(Error::invalid_argument(format!("Gather: params must be at least rank 1, got {p}")));
+        }
+        let mut out = id.to_vec();
+        out.extend_from_slice(&pd[1..]);
+        Ok(vec![(ctx.dtype(0), Shape::partial(&out))])
+    }
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        node.attr_bool_or("validate_indices", true)?;
+        plain(|ctx| {
+            ctx.inputs.push(Tensor::scalar(0i32));
+            gather_kernel(ctx)
+        })
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let (p, idx) = (&ctx.inputs[0], &ctx.inputs[1]);
+        let Some(rank) = p.shape().rank() else {
+            return Err(Error::unimplemented(format!("gradient of Gather '{}' needs the params rank", ctx.node.name)));
+        };
+        let ps = shape_as(s, p, DType::Int32)?;
+        let take = |name: &str, dims: Vec<i32>| -> Result<Output> {
+            let i = constant(&s.named(&format!("{name}/indices")), Tensor::vector(dims))?;
+            let a = constant(&s.named(&format!("{name}/axis")), Tensor::scalar(0i32))?;
+            gather_dyn(&s.named(name), &ps, &i, &a)
+        };
+        let rows = take("num_segments", vec![0])?;
+        let rows = reshape(
+            &s.named("Reshape_2"),
+            &rows,
+            &constant(&s.named("scalar_shape"), Tensor::vector(Vec::<i32>::new()))?,
+        )?;
+        let inner = take("inner_shape", (1..rank as i32).collect())?;
+        let minus1 = constant(&s.named("minus_one"), Tensor::vector(vec![-1i32]))?;
+        let ax0 = constant(&s.named("concat/axis"), Tensor::scalar(0i32))?;
+        let values = reshape(&s.named("Reshape_1"), &ctx.grad(0)?, &concat_dyn(s, &[minus1, inner], &ax0)?)?;
+        let ids = reshape(s, idx, &constant(&s.named("Reshape/shape"), int_tensor(idx.dtype(), &[-1])?)?)?;
+        Ok(vec![Some(unsorted_segment_sum(s, &values, &ids, &rows)?), None])
+    }
+}
+
+/// `tf.raw_ops.Gather(params, indices)` (TensorFlow 1.x's `tf.gather`): op `Gather`, default
+/// name `Gather`, `validate_indices` true. Shapes and errors as [`Gather`]'s.
+pub fn gather_v1(s: &Scope, params: &Output, indices: &Output) -> Result<Output> {
+    s.op("Gather", "Gather")
+        .input(params)
+        .input(indices)
+        .attr("Tparams", params.dtype())
+        .attr("Tindices", indices.dtype())
+        .attr("validate_indices", true)
+        .build_output()
 }
 
 /// `tf.gather(params, indices, axis)`: op `GatherV2` (attrs `Tparams`, `Tindices`,

@@ -16,12 +16,15 @@
 //! - [`reduction`] holds Sum, Mean, Max, Min, Prod, All, Any, ArgMax and ArgMin;
 //! - [`matmul`](mod@matmul) holds MatMul; [`batch_matmul`](mod@batch_matmul)
 //!   BatchMatMulV2; [`einsum`](mod@einsum) Einsum.
+//! - TensorFlow 1.x's forms: [`legacy`] holds Add (numbers and strings), Div, Inv, InvGrad;
+//!   [`select_v1`] holds Select; [`batch_matmul_v1`] holds BatchMatMul.
 //!
 //! The activations of `nn.rs` (Relu, Sigmoid, Tanh and their gradient ops) are tables of
 //! the same [`UnaryOp`] and [`BinaryOp`].
 
 pub mod arithmetic;
 pub mod batch_matmul;
+pub mod batch_matmul_v1;
 pub mod binary;
 pub mod clip;
 pub mod compare;
@@ -29,12 +32,14 @@ pub mod cumulative;
 pub mod einsum;
 pub mod equality;
 pub mod functions;
+pub mod legacy;
 pub mod logical;
 pub mod matmul;
 pub mod pow_diff;
 pub mod reduction;
 pub mod rounding;
 pub mod select;
+pub mod select_v1;
 pub mod special;
 pub mod top_k;
 pub mod unary;
@@ -45,6 +50,7 @@ use crate::graph::Output;
 
 pub use arithmetic::{add, add_n, div, floor_div, floor_mod, maximum, minimum, mul, neg, sub};
 pub use batch_matmul::batch_matmul;
+pub use batch_matmul_v1::batch_matmul_v1;
 pub use binary::{BinaryFns, BinaryOp};
 pub use clip::{clip_by_value, l2_loss};
 pub use compare::{equal, greater, greater_equal, less, less_equal};
@@ -52,6 +58,7 @@ pub use cumulative::{cumprod, cumprod_dyn, cumsum, cumsum_dyn};
 pub use einsum::einsum;
 pub use equality::not_equal;
 pub use functions::{exp, log, reciprocal, rsqrt, sqrt, square};
+pub use legacy::{add_v1, div_v1, inv};
 pub use logical::{logical_and, logical_not, logical_or};
 pub use matmul::{matmul, matmul_t};
 pub use pow_diff::{div_no_nan, pow, squared_difference};
@@ -60,6 +67,7 @@ pub use reduction::{
 };
 pub use rounding::{abs, ceil, floor, round, sign};
 pub use select::where_v2;
+pub use select_v1::select_v1;
 pub use special::erf;
 pub use top_k::top_k;
 pub use unary::{UnaryFns, UnaryOp};
@@ -91,4 +99,7 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         .chain(cumulative::DEFS)
         .chain(clip::DEFS)
         .chain(top_k::DEFS)
+        .chain(legacy::DEFS)
+        .chain(select_v1::DEFS)
+        .chain(batch_matmul_v1::DEFS)
 }

@@ -108,6 +108,27 @@ pub fn add_default_attrs(op_type: &str, attrs: &mut Attrs) {
     }
 }
 
+/// TensorFlow's `CheckOpDeprecation`: an op type whose `OpDef` has `deprecation { version:
+/// N explanation: E }` is refused in a graph whose GraphDef version (the `producer` of an
+/// imported GraphDef; [`GRAPH_DEF_VERSION`](crate::format::proto::GRAPH_DEF_VERSION) for ops
+/// built here, as Python's op wrappers check) is `N` or above, and allowed below it.
+/// `PlaceholderV2` is removed in version 23: a GraphDef of producer 22 holding one imports,
+/// one of producer 23 does not. Op types without a schema entry or a deprecation pass.
+///
+/// Errors: `Unimplemented` with TensorFlow's words: `Op PlaceholderV2 is not available in
+/// GraphDef version 23. It has been removed in version 23. Placeholder now behaves the same
+/// as PlaceholderV2..` (TensorFlow appends a period to the explanation's own).
+pub fn check_op_deprecation(op_type: &str, graph_def_version: i32) -> Result<()> {
+    let Some(dep) = op_def(op_type).and_then(|d| d.deprecation.as_ref()) else { return Ok(()) };
+    if graph_def_version >= dep.version {
+        return Err(Error::unimplemented(format!(
+            "Op {op_type} is not available in GraphDef version {graph_def_version}. It has been removed in version {}. {}.",
+            dep.version, dep.explanation
+        )));
+    }
+    Ok(())
+}
+
 /// TensorFlow's `SummarizeOpDef`, as its attr errors quote it: `Op<name=MatMul;
 /// signature=a:T, b:T -> product:T; attr=transpose_a:bool,default=false; ...>`.
 pub fn summarize_op_def(def: &proto::OpDef) -> String {
