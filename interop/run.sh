@@ -15,8 +15,12 @@
 #    interop/check_checkpoints.py DIR --tensorgraph target/release/tensorgraph;
 # 3. cargo run --release --example export_graphs -- DIR (a model trained here as meta graph
 #    + checkpoint + frozen .pb/.pbtxt, graph.json), then interop/check_graphs.py DIR.
+# 4. a checkpoint sharded over 3 data files, read by TF (interop/check_sharded.py);
+# 5. the real-model set (interop/check_models.sh): TF writes MobileNetV2, ResNet50, an LSTM,
+#    a cond net, a transformer block and two training graphs once into ~/.cache, and
+#    cli/tests/real_models.rs runs them here to TF's outputs.
 # Each check prints PASS/FAIL per check; the suite ends with one line
-# `interop: N passed, M failed` totalling all four. Exits non-zero on any failure.
+# `interop: N passed, M failed` totalling all five. Exits non-zero on any failure.
 # Temp dirs made here are removed on success and kept (path printed) on failure.
 set -euo pipefail
 
@@ -134,6 +138,9 @@ fi
 
 # 4. a checkpoint sharded over 3 data files (tests/saver_sharded.rs::write_for_interop)
 run_check sharded "$PY" "$HERE/check_sharded.py" || true
+
+# 5. real models written by TensorFlow (scripts/gen_models.py, cached under ~/.cache) run here
+run_check models bash "$HERE/check_models.sh" "$PY" || true
 
 echo "interop: $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -60,6 +60,7 @@ def activations():
         ("SOFTPLUS", tf.nn.softplus(x)),
         ("SOFTSIGN", tf.nn.softsign(x)),
         ("ERF", tf.math.erf(x)),
+        ("ERFC", tf.math.erfc(x)),
         ("SWISH", tf.nn.silu(x)),
     ]:
         const(name, y.numpy())
@@ -68,6 +69,7 @@ def activations():
         ("SOFTPLUS_F64", tf.nn.softplus(x64)),
         ("ELU_F64", tf.nn.elu(x64)),
         ("ERF_F64", tf.math.erf(x64 / 10.0)),
+        ("ERFC_F64", tf.math.erfc(x64 / 10.0)),
     ]:
         const(name, y.numpy(), "f64")
     r = tf.raw_ops

@@ -47,13 +47,14 @@ fn activations_match_tensorflow_float32() {
     let s = g.scope();
     let x = c32(&s, X);
     type Builder = fn(&Scope, &Output) -> tensorgraph::Result<Output>;
-    let cases: [(&str, Builder, &[f32]); 7] = [
+    let cases: [(&str, Builder, &[f32]); 8] = [
         ("Relu6", ops::relu6, RELU6),
         ("Elu", ops::elu, ELU),
         ("Selu", ops::selu, SELU),
         ("Softplus", ops::softplus, SOFTPLUS),
         ("Softsign", ops::softsign, SOFTSIGN),
         ("Erf", ops::erf, ERF),
+        ("Erfc", ops::erfc, ERFC),
         ("swish", ops::swish, SWISH),
     ];
     for (name, f, want) in cases {
@@ -89,6 +90,7 @@ fn float64_kernels_match_tensorflow() {
     close("Softplus", &ops::softplus(&s, &c(x.clone())).unwrap(), SOFTPLUS_F64);
     close("Elu", &ops::elu(&s, &c(x.clone())).unwrap(), ELU_F64);
     close("Erf", &ops::erf(&s, &c(x.iter().map(|v| v / 10.0).collect())).unwrap(), ERF_F64);
+    close("Erfc", &ops::erfc(&s, &c(x.iter().map(|v| v / 10.0).collect())).unwrap(), ERFC_F64);
 }
 
 #[test]
@@ -154,8 +156,8 @@ fn gradients_by_finite_differences() {
     let shape = [3, 4];
     let inp = vec![(shape.to_vec(), away_from_kinks(12, 1))];
     type Builder = fn(&Scope, &Output) -> tensorgraph::Result<Output>;
-    let builders: [Builder; 8] =
-        [ops::relu6, ops::elu, ops::selu, ops::softplus, ops::softsign, ops::erf, ops::swish, ops::silu];
+    let builders: [Builder; 9] =
+        [ops::relu6, ops::elu, ops::selu, ops::softplus, ops::softsign, ops::erf, ops::erfc, ops::swish, ops::silu];
     for f in builders {
         check_gradients(&inp, TOL, |s, x| weighted(s, &f(s, &x[0]).unwrap(), &shape, 2));
     }
@@ -521,3 +523,41 @@ const SOFTSIGN_GRAD: &[f32] = &[
 const RELU6_I32: &[i32] = &[0, 0, 3, 6, 6];
 /// shape [5]
 const RELU6_GRAD_I32: &[i32] = &[0, 0, 5, 0, 0];
+/// tf.math.erfc(X) (scripts/nnops_reference.py activations)
+const ERFC: &[f32] = &[
+    2.0,
+    2.0,
+    1.999977946281433,
+    1.842700719833374,
+    1.5204999446868896,
+    1.0011284351348877,
+    1.0,
+    0.9988716244697571,
+    0.4795001149177551,
+    0.1572992205619812,
+    2.2090496713644825e-05,
+    7.190401147004182e-17,
+    2.151973725591623e-17,
+    3.842148285910257e-20,
+    0.0,
+    0.0,
+];
+/// tf.math.erfc(X as float64 * 2.5 / 10)
+const ERFC_F64: &[f64] = &[
+    1.9999999999984626,
+    1.9999998862727435,
+    1.7111556336535152,
+    1.276326390168237,
+    1.1403162048013338,
+    1.0002820947992956,
+    1.0,
+    0.9997179052007044,
+    0.8596837951986662,
+    0.7236736098317631,
+    0.2888443663464848,
+    0.03698179011854344,
+    0.03389485352468927,
+    0.02155626676001634,
+    1.1372725656979667e-07,
+    1.5374597944280347e-12,
+];

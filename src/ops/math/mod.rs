@@ -12,7 +12,7 @@
 //! - [`unary`] holds the element-wise one-input mechanism ([`UnaryOp`]);
 //! - [`functions`] holds Square, Sqrt, Rsqrt, Exp, Log, Reciprocal and their gradient helpers
 //!   SqrtGrad, RsqrtGrad, ReciprocalGrad;
-//! - [`special`] holds Erf;
+//! - [`special`] holds Erf, Erfc;
 //! - [`reduction`] holds Sum, Mean, Max, Min, Prod, All, Any, ArgMax and ArgMin;
 //! - [`matmul`](mod@matmul) holds MatMul; [`batch_matmul`](mod@batch_matmul)
 //!   BatchMatMulV2; [`einsum`](mod@einsum) Einsum.
@@ -68,7 +68,7 @@ pub use reduction::{
 pub use rounding::{abs, ceil, floor, round, sign};
 pub use select::where_v2;
 pub use select_v1::select_v1;
-pub use special::erf;
+pub use special::{erf, erfc};
 pub use top_k::top_k;
 pub use unary::{UnaryFns, UnaryOp};
 
