@@ -15,6 +15,8 @@
 #    interop/check_checkpoints.py DIR --tensorgraph target/release/tensorgraph;
 # 3. cargo run --release --example export_graphs -- DIR (a model trained here as meta graph
 #    + checkpoint + frozen .pb/.pbtxt, graph.json), then interop/check_graphs.py DIR.
+#    1b. demo --model cnn, then interop/check_demo_cnn.py DIR (TF restores, runs and trains
+#    the CNN's .meta, and runs its model.pb);
 # 4. a checkpoint sharded over 3 data files, read by TF (interop/check_sharded.py);
 # 5. the real-model set (interop/check_models.sh): TF writes MobileNetV2, ResNet50, an LSTM,
 #    a cond net, a transformer block and two training graphs once into ~/.cache, and
@@ -93,6 +95,17 @@ if [ -z "$DEMO_DIR" ]; then
   fi
 else
   run_check demo "$PY" "$HERE/check_demo.py" "$DEMO_DIR" || true
+fi
+
+# 1b. the CNN demo (demo --model cnn): TF restores, runs and trains it, and runs its model.pb
+CNN_DIR="$(mktemp -d "${TMPDIR:-/tmp}/tensorgraph-interop-cnn.XXXXXX")"
+if (cd "$ROOT" && cargo run --release --quiet -- demo --model cnn --out "$CNN_DIR" >/dev/null); then
+  status=0
+  run_check demo-cnn "$PY" "$HERE/check_demo_cnn.py" "$CNN_DIR" || status=$?
+  if [ "$status" -eq 0 ]; then rm -rf "$CNN_DIR"; else echo "interop: CNN demo output kept in $CNN_DIR" >&2; fi
+else
+  echo "FAIL  tensorgraph demo --model cnn did not run (output kept in $CNN_DIR)"
+  FAILED=$((FAILED + 1))
 fi
 
 # 2. checkpoints written by examples/write_checkpoints.rs

@@ -1,4 +1,4 @@
-//! Tabular classification data for the demo: the iris data set shipped in the binary,
+//! Classification data for the demo: the iris and digits data sets shipped in the binary,
 //! or a user's CSV (numeric feature columns, the last column the class).
 
 use std::path::Path;
@@ -6,6 +6,17 @@ use std::path::Path;
 /// Fisher's iris data (150 rows, 4 features in cm, classes 0 setosa, 1 versicolor, 2 virginica),
 /// as shipped with scikit-learn (the R copy, without the UCI file's two wrong points).
 const IRIS_CSV: &str = include_str!("../data/iris.csv");
+
+/// The optical handwritten digits (E. Alpaydin and C. Kaynak, UCI Machine Learning
+/// Repository, 1998, CC BY 4.0): 1,797 images of 8x8 pixels, each pixel the count (0..16)
+/// of set pixels in a 4x4 block of a 32x32 bitmap, 64 columns row by row, then the digit.
+/// The copy scikit-learn ships as `load_digits` (`sklearn/datasets/data/digits.csv.gz`,
+/// decompressed).
+const DIGITS_CSV: &str = include_str!("../data/digits.csv");
+/// Height and width of a digits image.
+pub const DIGITS_SIDE: usize = 8;
+/// The largest pixel value of a digits image.
+pub const DIGITS_MAX_PIXEL: f32 = 16.0;
 
 /// Rows of features with a class index each.
 #[derive(Debug, Clone)]
@@ -21,6 +32,11 @@ impl Dataset {
         let mut d = Dataset::parse(IRIS_CSV.as_bytes(), "iris.csv").expect("the shipped iris.csv parses");
         d.class_names = vec!["setosa".into(), "versicolor".into(), "virginica".into()];
         d
+    }
+
+    /// The digits data set: 64 pixel columns (0..16, row-major 8x8) and classes "0" to "9".
+    pub fn digits() -> Dataset {
+        Dataset::parse(DIGITS_CSV.as_bytes(), "digits.csv").expect("the shipped digits.csv parses")
     }
 
     /// Reads a CSV file: an optional header line, then rows of numeric features with the

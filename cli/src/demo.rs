@@ -21,13 +21,27 @@ pub struct DemoArgs {
     pub out: PathBuf,
     /// A CSV to train on instead of iris.
     pub data: Option<PathBuf>,
-    /// Training steps.
-    pub steps: usize,
+    /// Which model to train.
+    pub model: DemoModel,
+    /// Training steps (`None`: the model's default).
+    pub steps: Option<usize>,
     /// Seed of the split and the initializers.
     pub seed: u64,
     /// Replace files in `out` of another kind, or the `--data` file.
     pub force: bool,
 }
+
+/// Which model `tensorgraph demo` trains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DemoModel {
+    /// A 2-hidden-layer relu MLP on iris (or --data CSV), full-batch Adam.
+    Mlp,
+    /// A CNN with batch normalization on the 8x8 handwritten digits, minibatch Adam.
+    Cnn,
+}
+
+/// The MLP's training steps when `--steps` is not given.
+pub const DEFAULT_STEPS: usize = 400;
 
 /// The files the demo writes into its output directory, with their kinds.
 const OUTPUTS: [(&str, Writes); 8] = [
@@ -47,11 +61,11 @@ const TEST_ROWS: usize = 30;
 /// The fewest rows the demo accepts.
 const MIN_ROWS: usize = 10;
 
-fn err(e: tensorgraph::Error) -> String {
+pub(crate) fn err(e: tensorgraph::Error) -> String {
     e.to_string()
 }
 
-fn one_hot(labels: &[usize], classes: usize) -> Vec<f32> {
+pub(crate) fn one_hot(labels: &[usize], classes: usize) -> Vec<f32> {
     let mut v = vec![0.0; labels.len() * classes];
     for (i, &l) in labels.iter().enumerate() {
         v[i * classes + l] = 1.0;
@@ -59,7 +73,7 @@ fn one_hot(labels: &[usize], classes: usize) -> Vec<f32> {
     v
 }
 
-fn argmax(row: &[f32]) -> usize {
+pub(crate) fn argmax(row: &[f32]) -> usize {
     row.iter().enumerate().fold(0, |b, (i, &v)| if v > row[b] { i } else { b })
 }
 
@@ -70,25 +84,40 @@ fn spec_json(spec: &ForecasterSpec) -> Value {
 }
 
 /// Writes `value` as pretty JSON to `path`.
-fn write_json(path: &Path, value: &Value) -> Result<(), String> {
+pub(crate) fn write_json(path: &Path, value: &Value) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-pub fn run(args: &DemoArgs) -> Result<(), String> {
-    if args.steps == 0 {
+/// Checks `--steps`, creates `--out` and checks that the demo may write each of `outputs`
+/// there, before any training.
+pub(crate) fn prepare_out(args: &DemoArgs, outputs: &[(&str, Writes)]) -> Result<(), String> {
+    if args.steps == Some(0) {
         return Err("--steps must be at least 1".into());
     }
-    // the output directory first, so a bad --out fails before training
     if args.out.exists() && !args.out.is_dir() {
         return Err(format!("--out {} exists and is not a directory", args.out.display()));
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create --out directory {}: {e}", args.out.display()))?;
     let inputs: Vec<Input> = args.data.iter().map(|d| Input::new("--data", d)).collect();
-    for (name, kind) in OUTPUTS {
+    for &(name, kind) in outputs {
         check_output("--out", &args.out.join(name), kind, &inputs, args.force)?;
     }
+    Ok(())
+}
+
+/// `tensorgraph demo`: the chosen model, trained, saved, frozen, restored and used.
+pub fn run(args: &DemoArgs) -> Result<(), String> {
+    match args.model {
+        DemoModel::Mlp => run_mlp(args, args.steps.unwrap_or(DEFAULT_STEPS)),
+        DemoModel::Cnn => crate::demo_cnn::run(args, args.steps.unwrap_or(crate::demo_cnn::DEFAULT_STEPS)),
+    }
+}
+
+fn run_mlp(args: &DemoArgs, steps: usize) -> Result<(), String> {
+    // the output directory first, so a bad --out fails before training
+    prepare_out(args, &OUTPUTS)?;
     let data = match &args.data {
         Some(p) => Dataset::from_csv(p)?,
         None => Dataset::iris(),
@@ -156,19 +185,19 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
         model.loss.as_ref().ok_or("no loss")?,
         model.train.as_ref().ok_or("no train op")?,
     );
-    let bar = ProgressBar::new(args.steps as u64);
+    let bar = ProgressBar::new(steps as u64);
     bar.set_style(
         ProgressStyle::with_template("training {bar:40} {pos}/{len} steps  loss {msg}").map_err(|e| e.to_string())?,
     );
     let mut last = f32::NAN;
-    for _ in 0..args.steps {
+    for _ in 0..steps {
         let out = session.run(&[(x, xs.clone()), (y, ys.clone())], &[loss], &[train]).map_err(err)?;
         last = out[0].as_slice::<f32>().map_err(err)?[0];
         bar.set_message(format!("{last:.4}"));
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!("trained {} steps; final training loss: {last:.4}", args.steps);
+    println!("trained {steps} steps; final training loss: {last:.4}");
 
     // test accuracy
     let tx = Tensor::new(&[test_x.len(), f], spec.standardize(&test_x).map_err(err)?.concat()).map_err(err)?;

@@ -2,6 +2,7 @@
 
 mod dataset;
 mod demo;
+mod demo_cnn;
 mod diff;
 mod freeze;
 mod guard;
@@ -95,9 +96,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Train a 2-hidden-layer MLP with Adam on iris (or --data CSV), save a TensorFlow
-    /// checkpoint, restore it into a fresh graph and forecast.
+    /// Train a 2-hidden-layer MLP with Adam on iris (or --data CSV), or with --model cnn a
+    /// CNN with batch normalization on 8x8 handwritten digits; save a TensorFlow checkpoint,
+    /// restore it into a fresh graph and forecast.
     Demo {
+        /// The model: mlp (iris or --data) or cnn (the digits shipped in the binary).
+        #[arg(long, value_enum, default_value = "mlp")]
+        model: demo::DemoModel,
         /// Directory for the checkpoint (model.ckpt.index, .data-*, .meta, `checkpoint`), the
         /// frozen model.pb, model.json, inputs.npy and forecast.json.
         #[arg(long, default_value = "demo-model")]
@@ -105,9 +110,9 @@ enum Command {
         /// A CSV of numeric feature columns with the class in the last column (default: iris).
         #[arg(long)]
         data: Option<PathBuf>,
-        /// Training steps (full-batch Adam).
-        #[arg(long, default_value_t = 400)]
-        steps: usize,
+        /// Training steps [default: 400 full-batch steps for mlp, 300 steps of 64 images for cnn].
+        #[arg(long)]
+        steps: Option<usize>,
         /// Seed for the data split and the weight initializers.
         #[arg(long, default_value_t = 42)]
         seed: u64,
@@ -235,7 +240,9 @@ impl RestoreArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo { out, data, steps, seed, force } => demo::run(&demo::DemoArgs { out, data, steps, seed, force }),
+        Command::Demo { out, model, data, steps, seed, force } => {
+            demo::run(&demo::DemoArgs { out, model, data, steps, seed, force })
+        }
         Command::Inspect { ckpt, values, json } => inspect::run(&inspect::InspectArgs { ckpt, values, json }),
         Command::Diff { a, b, json } => diff::run(&diff::DiffArgs { a, b, json }),
         Command::Run { model, ckpt, feeds, fetches, out, json, force, restore } => {

@@ -9,6 +9,9 @@ pub const TRAINABLE_VARIABLES: &str = "trainable_variables";
 pub const TRAIN_OP: &str = "train_op";
 /// `tf.GraphKeys.GLOBAL_STEP`
 pub const GLOBAL_STEP: &str = "global_step";
+/// `tf.GraphKeys.UPDATE_OPS`: ops a train step must also run, such as batch
+/// normalization's moving-average updates.
+pub const UPDATE_OPS: &str = "update_ops";
 
 use super::{CollectionItem, Graph, Operation, Output, Variable};
 use crate::error::{Error, Result};
