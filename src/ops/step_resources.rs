@@ -110,3 +110,14 @@ pub fn tf_shape(s: &crate::tensor::Shape) -> String {
         ),
     }
 }
+
+/// `dtype` as TensorFlow's `DataTypeString` writes it in kernel messages: `float`,
+/// `double`, `half`, else the usual name (`int32`).
+pub fn tf_dtype(dtype: crate::tensor::DType) -> &'static str {
+    match dtype {
+        crate::tensor::DType::Float => "float",
+        crate::tensor::DType::Double => "double",
+        crate::tensor::DType::Half => "half",
+        d => d.name(),
+    }
+}

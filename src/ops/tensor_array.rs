@@ -18,7 +18,7 @@ pub use build::*;
 
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output};
-use crate::ops::step_resources::{handle_tensor, parse_handle, tf_dims, tf_shape, StepResource};
+use crate::ops::step_resources::{handle_tensor, parse_handle, tf_dims, tf_dtype, tf_shape, StepResource};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Storage, Tensor};
 
@@ -119,8 +119,9 @@ fn index_vector(t: &Tensor, what: &str) -> Result<Vec<i64>> {
 fn check_dtype(ta: &TensorArray, want: DType) -> Result<()> {
     if ta.dtype() != want {
         return Err(Error::invalid_argument(format!(
-            "TensorArray dtype is {} but Op requested dtype {want}.",
-            ta.dtype()
+            "TensorArray dtype is {} but Op requested dtype {}.",
+            tf_dtype(ta.dtype()),
+            tf_dtype(want)
         )));
     }
     Ok(())
@@ -340,8 +341,8 @@ fn write_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
     if value.dtype() != ta.dtype() {
         return Err(Error::invalid_argument(format!(
             "TensorArray dtype is {} but Op is trying to write dtype {}.",
-            ta.dtype(),
-            value.dtype()
+            tf_dtype(ta.dtype()),
+            tf_dtype(value.dtype())
         )));
     }
     ta.write(index, value)?;
@@ -533,8 +534,8 @@ fn scatter_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
     if value.dtype() != ta.dtype() {
         return Err(Error::invalid_argument(format!(
             "TensorArray dtype is {} but Op is trying to write dtype {}.",
-            ta.dtype(),
-            value.dtype()
+            tf_dtype(ta.dtype()),
+            tf_dtype(value.dtype())
         )));
     }
     if let Some(&max) = indices.iter().max() {
@@ -694,8 +695,8 @@ fn split_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
     if value.dtype() != ta.dtype() {
         return Err(Error::invalid_argument(format!(
             "TensorArray dtype is {} but Op is trying to write dtype {}.",
-            ta.dtype(),
-            value.dtype()
+            tf_dtype(ta.dtype()),
+            tf_dtype(value.dtype())
         )));
     }
     if !ta.dynamic_size() && ta.size() != lengths.len() {

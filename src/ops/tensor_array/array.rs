@@ -3,7 +3,7 @@
 //! and reading them, with TensorFlow's messages.
 
 use crate::error::{Error, Result};
-use crate::ops::step_resources::{tf_dims, tf_shape};
+use crate::ops::step_resources::{tf_dims, tf_dtype, tf_shape};
 use crate::tensor::{DType, Shape, Tensor};
 
 /// One element: its value (absent when only its shape is known: zeros), its shape once
@@ -96,9 +96,10 @@ impl TensorArray {
         }
     }
 
-    /// Clears the elements and marks the array closed (`TensorArrayCloseV3`).
+    /// Frees the elements' values and marks the array closed (`TensorArrayCloseV3`); its
+    /// size stays readable, as in TensorFlow.
     pub fn close(&mut self) {
-        self.elems.clear();
+        self.elems.iter_mut().for_each(|e| e.value = None);
         self.closed = true;
     }
 
@@ -135,8 +136,8 @@ impl TensorArray {
         if value.dtype() != self.cfg.dtype {
             return Err(Error::invalid_argument(format!(
                 "TensorArray {name}: Could not write to TensorArray index {index} because the value dtype is {} but TensorArray dtype is {}.",
-                value.dtype(),
-                self.cfg.dtype
+                tf_dtype(value.dtype()),
+                tf_dtype(self.cfg.dtype)
             )));
         }
         if !self.cfg.element_shape.is_compatible_with(value.shape()) {
