@@ -496,7 +496,7 @@ fn gradient_ops_carry_tensorflows_names_and_source() {
     let f = ops::tensor_array_write_v3(&s, &h, &i32s(&s, 0), &x, &f).unwrap();
     let r = ops::tensor_array_read_v3(&s, &h, &i32s(&s, 0), &f, DType::Float).unwrap();
     let y = ops::mul(&s, &r, &r).unwrap();
-    let dx = gradients(&[y], &[x.clone()], None).unwrap()[0].clone().unwrap();
+    let dx = gradients(&[y], std::slice::from_ref(&x), None).unwrap()[0].clone().unwrap();
     let grad = g.operation_by_name("gradients/TensorArrayReadV3_grad/TensorArrayGrad/TensorArrayGradV3").unwrap();
     assert_eq!(grad.op_type(), "TensorArrayGradV3");
     assert!(
