@@ -20,8 +20,13 @@ use tensorgraph::ops::{self, TensorArrayOptions};
 use tensorgraph::train::gradients;
 use tensorgraph::{Code, DType, Graph, Output, Scope, Session, Shape, Tensor};
 
+/// tests/data/tensor_array, or `$TENSORGRAPH_TENSOR_ARRAY_DATA` (a directory the script
+/// wrote, for example a longer sequence: the LSTM tests then check that graph).
 fn data_dir() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tensor_array")
+    match std::env::var_os("TENSORGRAPH_TENSOR_ARRAY_DATA") {
+        Some(d) => d.into(),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tensor_array"),
+    }
 }
 
 fn lstm() -> (Graph, serde_json::Value) {
