@@ -23,6 +23,9 @@ pub mod ref_variable;
 mod registry;
 pub mod resource_variable;
 pub mod schema;
+pub mod stack;
+pub mod step_resources;
+pub mod tensor_array;
 pub mod training;
 mod variable_common;
 mod variables;
@@ -52,6 +55,13 @@ pub use ref_variable::{assign, assign_add, assign_sub, is_variable_initialized};
 pub use registry::{lookup, registered_op_types};
 pub use resource_variable::{
     assign_add_variable_op, assign_sub_variable_op, assign_variable_op, read_variable_op, var_is_initialized_op,
+};
+pub use stack::{stack_close_v2, stack_pop_v2, stack_push_v2, stack_v2};
+pub use step_resources::StepResources;
+pub use tensor_array::{
+    tensor_array_close_v3, tensor_array_concat_v3, tensor_array_gather_v3, tensor_array_grad_v3,
+    tensor_array_grad_with_shape, tensor_array_read_v3, tensor_array_scatter_v3, tensor_array_size_v3,
+    tensor_array_split_v3, tensor_array_v3, tensor_array_write_v3, TensorArrayOptions,
 };
 pub use variables::VariableOptions;
 
@@ -170,6 +180,8 @@ pub struct KernelCtx<'a> {
     pub vars: &'a [Option<(Arc<VarSlot>, String)>],
     /// This op's random generator (random ops only).
     pub rng: Option<&'a Mutex<rand_chacha::ChaCha8Rng>>,
+    /// The resources of the current run (TensorArrays, stacks).
+    pub step: &'a StepResources,
 }
 
 impl KernelCtx<'_> {

@@ -27,6 +27,8 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::logging::DEFS)
         .chain(super::io_ops_v1::DEFS)
         .chain(super::parsing::DEFS)
+        .chain(super::tensor_array::DEFS)
+        .chain(super::stack::DEFS)
     {
         m.insert(def.op_type(), *def);
     }

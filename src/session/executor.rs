@@ -10,7 +10,7 @@ use super::frames::{Frames, Task};
 use super::plan::{Fetch, InputMode, Item, Kind, Plan};
 use crate::error::{Error, Result};
 use crate::ops::control_flow::switch_port;
-use crate::ops::{uninitialized, KernelCtx, VarSlot};
+use crate::ops::{uninitialized, KernelCtx, StepResources, VarSlot};
 use crate::tensor::Tensor;
 
 /// Runs `plan` with `feeds` (already validated, in plan feed order); returns the fetches.
@@ -28,6 +28,8 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
     }
     let mut frames = Frames::new(plan);
     frames.start(feeds);
+    // TensorArrays and stacks made by this run's ops, dropped when it ends
+    let step = StepResources::default();
     // the first Merges that had no live input, for the message of a dead fetch
     let mut dead_merges: Vec<&str> = Vec::new();
     while let Some(task) = frames.pop() {
@@ -35,7 +37,7 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
         if task.dead && item.kind == Kind::Merge && dead_merges.len() < 3 && !dead_merges.contains(&&*item.node.name) {
             dead_merges.push(&item.node.name);
         }
-        let outputs = run(plan, item, &task, &mut frames)?;
+        let outputs = run(plan, item, &task, &mut frames, &step)?;
         for &(port, fi) in &item.fetches {
             if let Some(t) = &outputs[port] {
                 if fetched[fi].replace(t.clone()).is_some() {
@@ -84,7 +86,13 @@ fn read_var(slot: &VarSlot, name: &str) -> Result<Tensor> {
 }
 
 /// Computes `task`'s outputs (`None`: dead), taking its inputs out of its iteration.
-fn run(plan: &Plan, item: &Item, task: &Task, frames: &mut Frames) -> Result<Vec<Option<Tensor>>> {
+fn run(
+    plan: &Plan,
+    item: &Item,
+    task: &Task,
+    frames: &mut Frames,
+    step: &StepResources,
+) -> Result<Vec<Option<Tensor>>> {
     let start = item.input_start;
     let slots = &mut frames.iteration(task.frame, task.iter).inputs[start..start + item.inputs.len()];
     if task.dead {
@@ -97,7 +105,7 @@ fn run(plan: &Plan, item: &Item, task: &Task, frames: &mut Frames) -> Result<Vec
             for (i, slot) in slots.iter_mut().enumerate() {
                 inputs.push(input(plan, item, i, slot)?);
             }
-            compute(item, inputs)
+            compute(item, inputs, step)
         }
         Kind::Switch => {
             let data = input(plan, item, 0, &mut slots[0])?;
@@ -135,10 +143,16 @@ fn input(plan: &Plan, item: &Item, i: usize, slot: &mut Option<Tensor>) -> Resul
 }
 
 /// Runs `item`'s kernel on `inputs`.
-fn compute(item: &Item, inputs: Vec<Tensor>) -> Result<Vec<Option<Tensor>>> {
+fn compute(item: &Item, inputs: Vec<Tensor>, step: &StepResources) -> Result<Vec<Option<Tensor>>> {
     let node = &item.node;
-    let mut ctx =
-        KernelCtx { node_name: &node.name, op_type: node.op_type, inputs, vars: &item.vars, rng: item.rng.as_deref() };
+    let mut ctx = KernelCtx {
+        node_name: &node.name,
+        op_type: node.op_type,
+        inputs,
+        vars: &item.vars,
+        rng: item.rng.as_deref(),
+        step,
+    };
     let outs = item.kernel.compute(&mut ctx).map_err(|e| {
         if names_op(&e.message, &node.name) {
             e
