@@ -14,9 +14,12 @@
 #    variables, Saver saves with global steps and state files, manifest.json), then
 #    interop/check_checkpoints.py DIR --tensorgraph target/release/tensorgraph;
 # 3. cargo run --release --example export_graphs -- DIR (a model trained here as meta graph
-#    + checkpoint + frozen .pb/.pbtxt, graph.json), then interop/check_graphs.py DIR.
+#    + checkpoint + frozen .pb/.pbtxt, graph.json), then interop/check_graphs.py DIR;
+# 4. interop/check_sharded.py (a checkpoint sharded over 3 data files);
+# 5. cargo run --release --example write_saved_model -- DIR (SavedModels written by
+#    SavedModelBuilder), then interop/check_saved_model.py DIR (TF's loader, saved_model_cli).
 # Each check prints PASS/FAIL per check; the suite ends with one line
-# `interop: N passed, M failed` totalling all four. Exits non-zero on any failure.
+# `interop: N passed, M failed` totalling all five. Exits non-zero on any failure.
 # Temp dirs made here are removed on success and kept (path printed) on failure.
 set -euo pipefail
 
@@ -134,6 +137,18 @@ fi
 
 # 4. a checkpoint sharded over 3 data files (tests/saver_sharded.rs::write_for_interop)
 run_check sharded "$PY" "$HERE/check_sharded.py" || true
+
+# 5. SavedModels written by examples/write_saved_model.rs, loaded by TF's loader and saved_model_cli
+SM_DIR="$(mktemp -d "${TMPDIR:-/tmp}/tensorgraph-interop-sm.XXXXXX")"
+if ! (echo "interop: writing SavedModels into $SM_DIR" >&2 &&
+    cd "$ROOT" && cargo run --release --quiet --example write_saved_model -- "$SM_DIR/out" >&2); then
+  echo "FAIL  write_saved_model did not run (output kept in $SM_DIR)"
+  FAILED=$((FAILED + 1))
+else
+  status=0
+  run_check saved_model "$PY" "$HERE/check_saved_model.py" "$SM_DIR/out" || status=$?
+  if [ "$status" -eq 0 ]; then rm -rf "$SM_DIR"; else echo "interop: SavedModels kept in $SM_DIR" >&2; fi
+fi
 
 echo "interop: $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]
