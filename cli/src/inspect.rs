@@ -310,9 +310,6 @@ pub fn listing_lines(entries: &[(String, DType, Vec<usize>)]) -> Vec<String> {
 /// Runs `tensorgraph inspect`. Errors: a message for stderr (missing or damaged checkpoint,
 /// unreadable tensor).
 pub fn run(args: &InspectArgs) -> Result<(), String> {
-    if crate::saved_model::is_saved_model(&args.ckpt) {
-        return crate::saved_model::inspect(&args.ckpt, args.json);
-    }
     if crate::model_file::is_model_path(&args.ckpt) {
         if args.values {
             eprintln!("note: --values applies to checkpoints; a model file is summarized without values");

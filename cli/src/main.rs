@@ -256,10 +256,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { out, data, steps, seed, force } => demo::run(&demo::DemoArgs { out, data, steps, seed, force }),
+        Command::Inspect { ckpt, json, .. } if saved_model::is_saved_model(&ckpt) => saved_model::inspect(&ckpt, json),
         Command::Inspect { ckpt, values, json } => inspect::run(&inspect::InspectArgs { ckpt, values, json }),
         Command::Diff { a, b, json } => diff::run(&diff::DiffArgs { a, b, json }),
         Command::Run { model, ckpt, feeds, fetches, signature, tags, inputs, outputs, out, json, force, restore } => {
-            run::run(&run::RunArgs {
+            let args = run::RunArgs {
                 model,
                 ckpt,
                 feeds,
@@ -272,7 +273,12 @@ fn main() -> ExitCode {
                 json,
                 force,
                 restore: restore.flags(),
-            })
+            };
+            if saved_model::is_saved_model(&args.model) {
+                saved_model::run(&args)
+            } else {
+                run::run(&args)
+            }
         }
         Command::Freeze { meta, ckpt, outputs, output, as_text, binary, force, restore } => {
             freeze::run(&freeze::FreezeArgs {

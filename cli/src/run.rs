@@ -122,9 +122,6 @@ fn resolve_feed(graph: &Graph, model: &Path, spec: &str) -> Result<(Output, Tens
 
 /// Runs `tensorgraph run`. Errors: a message for stderr naming the file, tensor or op.
 pub fn run(args: &RunArgs) -> Result<(), String> {
-    if crate::saved_model::is_saved_model(&args.model) {
-        return crate::saved_model::run(args);
-    }
     if args.signature.is_some() || !args.tags.is_empty() || !args.inputs.is_empty() || !args.outputs.is_empty() {
         return Err(format!(
             "--signature, --tag, --input and --output apply to SavedModel directories; {} is not one (it has no saved_model.pb): give tensors by name with --feed NAME=FILE.npy and --fetch NAME:0",

@@ -25,7 +25,7 @@
 //! use tensorgraph::Tensor;
 //! # fn main() -> tensorgraph::Result<()> {
 //! let model = SavedModelBundle::load("half_plus_two/00000123", &["serve"])?;
-//! for sig in model.signatures()? {
+//! for sig in model.signatures() {
 //!     println!("{sig}");
 //! }
 //! let x = Tensor::new(&[3], vec![1f32, 2., 5.])?;
