@@ -14,11 +14,13 @@
 #    variables, Saver saves with global steps and state files, manifest.json), then
 #    interop/check_checkpoints.py DIR --tensorgraph target/release/tensorgraph;
 # 3. cargo run --release --example export_graphs -- DIR (a model trained here as meta graph
-#    + checkpoint + frozen .pb/.pbtxt, graph.json), then interop/check_graphs.py DIR.
+#    + checkpoint + frozen .pb/.pbtxt, graph.json), then interop/check_graphs.py DIR;
 #    1b. demo --model cnn, then interop/check_demo_cnn.py DIR (TF restores, runs and trains
 #    the CNN's .meta, and runs its model.pb);
 # 4. a checkpoint sharded over 3 data files, read by TF (interop/check_sharded.py);
-# 5. the real-model set (interop/check_models.sh): TF writes MobileNetV2, ResNet50, an LSTM,
+# 5. cargo run --release --example write_saved_model -- DIR (SavedModels written by
+#    SavedModelBuilder), then interop/check_saved_model.py DIR (TF's loader, saved_model_cli);
+# 6. the real-model set (interop/check_models.sh): TF writes MobileNetV2, ResNet50, an LSTM,
 #    a cond net, a transformer block and two training graphs once into ~/.cache, and
 #    cli/tests/real_models.rs runs them here to TF's outputs.
 # Each check prints PASS/FAIL per check; the suite ends with one line
@@ -152,7 +154,19 @@ fi
 # 4. a checkpoint sharded over 3 data files (tests/saver_sharded.rs::write_for_interop)
 run_check sharded "$PY" "$HERE/check_sharded.py" || true
 
-# 5. real models written by TensorFlow (scripts/gen_models.py, cached under ~/.cache) run here
+# 5. SavedModels written by examples/write_saved_model.rs, loaded by TF's loader and saved_model_cli
+SM_DIR="$(mktemp -d "${TMPDIR:-/tmp}/tensorgraph-interop-sm.XXXXXX")"
+if ! (echo "interop: writing SavedModels into $SM_DIR" >&2 &&
+    cd "$ROOT" && cargo run --release --quiet --example write_saved_model -- "$SM_DIR/out" >&2); then
+  echo "FAIL  write_saved_model did not run (output kept in $SM_DIR)"
+  FAILED=$((FAILED + 1))
+else
+  status=0
+  run_check saved_model "$PY" "$HERE/check_saved_model.py" "$SM_DIR/out" || status=$?
+  if [ "$status" -eq 0 ]; then rm -rf "$SM_DIR"; else echo "interop: SavedModels kept in $SM_DIR" >&2; fi
+fi
+
+# 6. real models written by TensorFlow (scripts/gen_models.py, cached under ~/.cache) run here
 run_check models bash "$HERE/check_models.sh" "$PY" || true
 
 echo "interop: $PASSED passed, $FAILED failed"

@@ -12,6 +12,7 @@ mod model_info;
 mod output;
 mod restore;
 mod run;
+mod saved_model;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -56,6 +57,12 @@ else the first 6 and min/max/mean). --json prints an array of {"name", "dtype", 
 "values"[, "file"]}. --out DIR writes each fetch to DIR/<name with / and : as _>.npy
 (probs:0 -> DIR/probs_0.npy); an existing file there is replaced only when it is a .npy
 file and not an input of the command (a --feed file), unless --force is given.
+
+A SavedModel directory (holding saved_model.pb or .pbtxt, with variables/) runs by
+signature: `tensorgraph run DIR --signature serving_default --input x=x.npy` loads the
+meta graph tagged --tag (default serve; repeat for a tag set), restores its variables, runs
+its init op, and prints each output by key (`KEY (TENSOR)  DTYPE  [SHAPE]`), or those
+--output names; --out DIR writes DIR/<key>.npy. `tensorgraph inspect DIR` lists the keys.
 
 Exit status: 0 on success; 1, with the message on stderr, when the model, a feed file or a
 tensor name is bad, or the run fails."#;
@@ -121,7 +128,8 @@ enum Command {
         force: bool,
     },
     /// List the tensors of a checkpoint (name, dtype, shape; sorted by name), like
-    /// tf.train.list_variables; or summarize a model (.pb, .pbtxt, .meta).
+    /// tf.train.list_variables; or summarize a model (.pb, .pbtxt, .meta); or list a
+    /// SavedModel directory's tag sets and signatures (saved_model_cli show --all).
     ///
     /// For a model file: op types with counts (and those tensorgraph does not implement),
     /// placeholders with dtype and shape, and the nodes nothing consumes (likely outputs);
@@ -174,8 +182,20 @@ enum Command {
         #[arg(long = "feed", value_name = "NAME=FILE.npy")]
         feeds: Vec<String>,
         /// Tensor to fetch (NAME:0); repeatable.
-        #[arg(long = "fetch", value_name = "NAME:0", required = true)]
+        #[arg(long = "fetch", value_name = "NAME:0", required_unless_present_any = ["signature", "inputs", "outputs", "tags"])]
         fetches: Vec<String>,
+        /// SavedModel: the signature to run (default serving_default).
+        #[arg(long)]
+        signature: Option<String>,
+        /// SavedModel: a tag of the meta graph to load (default serve); repeatable for a tag set.
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
+        /// SavedModel: KEY=FILE.npy feeds the signature's input KEY; repeatable.
+        #[arg(long = "input", value_name = "KEY=FILE.npy")]
+        inputs: Vec<String>,
+        /// SavedModel: an output key to print (default: every output); repeatable.
+        #[arg(long = "output", value_name = "KEY")]
+        outputs: Vec<String>,
         /// Write each fetched tensor to DIR/<sanitized name>.npy.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -243,10 +263,29 @@ fn main() -> ExitCode {
         Command::Demo { out, model, data, steps, seed, force } => {
             demo::run(&demo::DemoArgs { out, model, data, steps, seed, force })
         }
+        Command::Inspect { ckpt, json, .. } if saved_model::is_saved_model(&ckpt) => saved_model::inspect(&ckpt, json),
         Command::Inspect { ckpt, values, json } => inspect::run(&inspect::InspectArgs { ckpt, values, json }),
         Command::Diff { a, b, json } => diff::run(&diff::DiffArgs { a, b, json }),
-        Command::Run { model, ckpt, feeds, fetches, out, json, force, restore } => {
-            run::run(&run::RunArgs { model, ckpt, feeds, fetches, out, json, force, restore: restore.flags() })
+        Command::Run { model, ckpt, feeds, fetches, signature, tags, inputs, outputs, out, json, force, restore } => {
+            let args = run::RunArgs {
+                model,
+                ckpt,
+                feeds,
+                fetches,
+                signature,
+                tags,
+                inputs,
+                outputs,
+                out,
+                json,
+                force,
+                restore: restore.flags(),
+            };
+            if saved_model::is_saved_model(&args.model) {
+                saved_model::run(&args)
+            } else {
+                run::run(&args)
+            }
         }
         Command::Freeze { meta, ckpt, outputs, output, as_text, binary, force, restore } => {
             freeze::run(&freeze::FreezeArgs {

@@ -26,6 +26,14 @@ pub struct RunArgs {
     pub ckpt: Option<PathBuf>,
     /// `NAME=FILE.npy` feeds.
     pub feeds: Vec<String>,
+    /// SavedModel: the signature key (default `serving_default`).
+    pub signature: Option<String>,
+    /// SavedModel: the tag set (default `serve`).
+    pub tags: Vec<String>,
+    /// SavedModel: `KEY=FILE.npy` inputs of the signature.
+    pub inputs: Vec<String>,
+    /// SavedModel: output keys (default: all).
+    pub outputs: Vec<String>,
     /// Tensor names to fetch (`probs:0`); a bare op name fetches output 0, or runs the op
     /// when it has no outputs.
     pub fetches: Vec<String>,
@@ -114,6 +122,12 @@ fn resolve_feed(graph: &Graph, model: &Path, spec: &str) -> Result<(Output, Tens
 
 /// Runs `tensorgraph run`. Errors: a message for stderr naming the file, tensor or op.
 pub fn run(args: &RunArgs) -> Result<(), String> {
+    if args.signature.is_some() || !args.tags.is_empty() || !args.inputs.is_empty() || !args.outputs.is_empty() {
+        return Err(format!(
+            "--signature, --tag, --input and --output apply to SavedModel directories; {} is not one (it has no saved_model.pb): give tensors by name with --feed NAME=FILE.npy and --fetch NAME:0",
+            args.model.display()
+        ));
+    }
     if args.fetches.is_empty() {
         return Err("nothing to run: give at least one --fetch NAME:0".into());
     }

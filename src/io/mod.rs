@@ -5,3 +5,4 @@
 pub mod graph_def;
 pub mod meta_graph;
 pub mod model_file;
+pub mod saved_model;

@@ -65,8 +65,8 @@ pub enum ModelFileKind {
     MetaGraph,
     /// A `MetaGraphDef` in the text format (a `.meta` written with `as_text=True`).
     TextMetaGraph,
-    /// A SavedModel: a directory holding `saved_model.pb` (or `.pbtxt`), or that file.
-    /// tensorgraph does not read SavedModels.
+    /// A SavedModel: a directory holding `saved_model.pb` (or `.pbtxt`), or that file;
+    /// loaded by [`SavedModelBundle::load`](crate::io::saved_model::SavedModelBundle::load).
     SavedModel,
     /// A directory holding a `checkpoint` state file (`tf.train.latest_checkpoint`'s argument).
     CheckpointDir,
@@ -281,7 +281,7 @@ pub fn detect(path: impl AsRef<Path>) -> Result<ModelFileKind> {
 /// whether its name matched.
 ///
 /// Errors: those of [`detect`], and `InvalidArgument` when `path` is a checkpoint (naming
-/// which part) or `Unimplemented` when it is a SavedModel, saying what to give instead.
+/// which part) or a SavedModel (naming what loads it).
 pub fn read_model_file(path: impl AsRef<Path>) -> Result<ModelFile> {
     let path = path.as_ref();
     match probe(path)? {
@@ -294,8 +294,8 @@ pub fn read_model_file(path: impl AsRef<Path>) -> Result<ModelFile> {
 fn not_a_model(path: &Path, kind: ModelFileKind) -> Error {
     let shown = path.display();
     if kind == ModelFileKind::SavedModel {
-        return Error::unimplemented(format!(
-            "{shown} is a SavedModel, which tensorgraph does not read; export its graph as a frozen GraphDef (.pb) or a meta graph (.meta, tf.compat.v1.train.export_meta_graph) and give that file"
+        return Error::invalid_argument(format!(
+            "{shown} is a SavedModel, not a GraphDef or MetaGraphDef file; load its directory with io::saved_model::SavedModelBundle::load(dir, &[\"serve\"]) (on the command line: tensorgraph run DIR --signature serving_default --input KEY=FILE.npy)"
         ));
     }
     if !kind.is_checkpoint() {

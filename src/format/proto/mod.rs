@@ -1,6 +1,6 @@
 //! TensorFlow's graph protobuf messages as hand-written `prost` structs (no protoc):
 //! `DataType` (as `i32`), `TensorShapeProto`, `TensorProto`, `AttrValue`, `NodeDef`,
-//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, and `Example`
+//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, `SavedModel`, and `Example`
 //! (`tf.train.Example`). Field numbers come from TensorFlow 2.21's descriptors (formats.md §3).
 //!
 //! Encoding gives TensorFlow's bytes: fields in number order, proto3 defaults omitted,
@@ -18,6 +18,7 @@ mod graph;
 mod map_fields;
 pub(crate) mod meta_graph;
 mod op_def;
+mod saved_model;
 mod tensor;
 pub mod text;
 mod types;
@@ -36,6 +37,7 @@ pub use meta_graph::{
     TensorInfo, VariableDef, SAVER_DEF_V2,
 };
 pub use op_def::{ArgDef, AttrDef, DtypeAndShape, OpDef, OpDeprecation, OpList};
+pub use saved_model::{SavedModel, SAVED_MODEL_SCHEMA_VERSION};
 pub use tensor::TensorProto;
 pub use types::{
     data_type_name, dtype_from_proto, dtype_to_proto, Dim, TensorShapeProto, DT_INVALID, DT_REF_OFFSET, DT_RESOURCE,

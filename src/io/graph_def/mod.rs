@@ -56,7 +56,10 @@ pub(crate) fn decode_binary(bytes: &[u8]) -> Result<GraphDef> {
                 "the file is a MetaGraphDef (.meta): import it with Graph::import_meta_graph".to_string()
             }
             Sniffed::Other(kind @ ModelFileKind::SavedModel) => {
-                format!("the file is {}, which tensorgraph does not read", kind.describe())
+                format!(
+                    "the file is {}: load its directory with io::saved_model::SavedModelBundle::load",
+                    kind.describe()
+                )
             }
             Sniffed::Other(kind) => format!("the file is {}, not a model", kind.describe()),
             _ => "the file is not a binary GraphDef (a frozen .pb), or it is damaged (truncated?)".to_string(),

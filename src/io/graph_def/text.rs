@@ -35,7 +35,7 @@ pub fn read_graph_def_text(path: impl AsRef<Path>) -> Result<GraphDef> {
 /// `GraphDef` (with line and column), an empty file or a directory; `DataLoss` when a
 /// binary file is not a `GraphDef` (damaged or truncated); and, naming what the file is
 /// and what reads it, `InvalidArgument` for a meta graph (`Graph::import_meta_graph`) or a
-/// checkpoint, `Unimplemented` for a SavedModel.
+/// checkpoint or a SavedModel (naming `SavedModelBundle::load`).
 pub fn read_graph_def_any(path: impl AsRef<Path>) -> Result<GraphDef> {
     let path = path.as_ref();
     let file = read_model_file(path)?;

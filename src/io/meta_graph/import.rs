@@ -26,7 +26,7 @@ pub struct ImportMetaGraphOptions {
 /// `MetaGraphDef` (damaged or truncated); `InvalidArgument` for text that does not parse
 /// (with line and column), an empty file or a directory; and, naming what the file is and
 /// what reads it, `InvalidArgument` for a `GraphDef` (`read_graph_def_any` and
-/// `import_graph_def`) or a checkpoint, `Unimplemented` for a SavedModel.
+/// `import_graph_def`), a checkpoint, or a SavedModel (naming `SavedModelBundle::load`).
 pub fn read_meta_graph(path: impl AsRef<Path>) -> Result<MetaGraphDef> {
     let path = path.as_ref();
     let file = read_model_file(path)?;

@@ -47,8 +47,8 @@ pub use printer::{format_double, format_float};
 
 use super::{
     AssetFileDef, AttrValue, CheckpointState, CollectionDef, FunctionDefLibrary, GraphDef, MetaGraphDef, MetaInfoDef,
-    NameAttrList, NodeDef, OpDef, OpList, SaverDef, SignatureDef, TensorInfo, TensorProto, TensorShapeProto,
-    VersionDef,
+    NameAttrList, NodeDef, OpDef, OpList, SavedModel, SaverDef, SignatureDef, TensorInfo, TensorProto,
+    TensorShapeProto, VersionDef,
 };
 use crate::error::{Error, Result};
 use schema::MessageDesc;
@@ -117,6 +117,7 @@ text_format! {
     TensorInfo => TENSOR_INFO,
     AssetFileDef => ASSET_FILE_DEF,
     CheckpointState => CHECKPOINT_STATE,
+    SavedModel => SAVED_MODEL,
 }
 
 /// The text form of a `GraphDef`: what `tf.io.write_graph(graph_def, dir, name,
@@ -156,7 +157,7 @@ mod tests {
 
     #[test]
     fn field_tables_are_in_number_order() {
-        let all: [&MessageDesc; 12] = [
+        let all: [&MessageDesc; 13] = [
             &GRAPH_DEF,
             &NODE_DEF,
             &ATTR_VALUE,
@@ -169,6 +170,7 @@ mod tests {
             &OP_DEF,
             &ARG_DEF,
             &TENSOR_INFO,
+            &SAVED_MODEL,
         ];
         for d in all {
             assert!(d.fields.windows(2).all(|w| w[0].number < w[1].number), "{}", d.name);

@@ -539,6 +539,13 @@ message!(
     ]
 );
 
+// saved_model.proto
+message!(
+    SAVED_MODEL,
+    "tensorflow.SavedModel",
+    [f!("saved_model_schema_version", 1, Int64, I), f!("meta_graphs", 2, Message(&META_GRAPH_DEF), R),]
+);
+
 message!(
     CHECKPOINT_STATE,
     "tensorflow.CheckpointState",
