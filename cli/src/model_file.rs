@@ -51,7 +51,8 @@ pub fn read_model(path: &Path, arg: &str) -> Result<ModelFile, String> {
 fn model_error(path: &Path, arg: &str, e: tensorgraph::Error) -> String {
     let shown = path.display().to_string();
     match detect(path) {
-        Ok(kind) if kind.is_checkpoint() => {
+        // (a V1 checkpoint: the library's message says what it is and what to do)
+        Ok(kind) if kind.is_checkpoint() && kind != ModelFileKind::V1Checkpoint => {
             let what = if kind == ModelFileKind::CheckpointDir { "pass it" } else { "pass its checkpoint prefix" };
             format!("{}: {arg} {shown} is {}, not a model; {what} to --ckpt or to inspect", e.code, kind.describe())
         }
