@@ -24,6 +24,7 @@ mod registry;
 pub mod resource_variable;
 pub mod schema;
 pub mod training;
+pub mod unknown;
 mod variable_common;
 mod variables;
 

@@ -21,6 +21,7 @@ mod export;
 mod freeze;
 mod import;
 mod text;
+mod unknown_outputs;
 
 pub use crate::format::proto::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER};
 pub use crate::io::model_file::text_format_first_field;
