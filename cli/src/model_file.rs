@@ -56,6 +56,7 @@ fn model_error(path: &Path, arg: &str, e: tensorgraph::Error) -> String {
             let what = if kind == ModelFileKind::CheckpointDir { "pass it" } else { "pass its checkpoint prefix" };
             format!("{}: {arg} {shown} is {}, not a model; {what} to --ckpt or to inspect", e.code, kind.describe())
         }
+        Ok(ModelFileKind::SavedModel) => format!("{}: {arg} {}", e.code, e.message),
         _ if path.is_dir() => format!("{}: {arg} {} (a checkpoint directory goes to --ckpt)", e.code, e.message),
         _ if e.message.starts_with(&shown) => format!("{}: {arg} {}", e.code, e.message),
         _ => e.to_string(),
