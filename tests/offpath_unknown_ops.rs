@@ -121,7 +121,7 @@ fn export_keeps_unknown_nodes_verbatim() {
 
 /// An unknown op whose output is float, between x and y.
 const FLOAT_UNKNOWN: &str = r#"node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-node { name: "u" op: "MyCustomOp" input: "x" attr { key: "T" value { type: DT_FLOAT } } attr { key: "f" value { func { name: "g" } } } }
+node { name: "u" op: "MyCustomOp" input: "x" attr { key: "T" value { type: DT_FLOAT } } attr { key: "f" value { func { name: "g" } } } attr { key: "_fns" value { list { func { name: "g" } } } } }
 node { name: "y" op: "Square" input: "u" attr { key: "T" value { type: DT_FLOAT } } }
 node { name: "t" op: "MyTrainOp" input: "x:0" input: "u:2" }
 "#;

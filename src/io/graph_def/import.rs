@@ -542,10 +542,11 @@ impl ImportPlan<'_> {
                     continue;
                 }
                 let v = match defs[i] {
-                    // an unknown op's attrs are kept as they are, for export; `_` attrs
-                    // (colocation, output shapes) are read as for any op
+                    // an unknown op's attrs are kept as they are, for export; its `_` attrs
+                    // (colocation, output shapes) are read as for any op where they can be
                     None if !k.starts_with('_') => GraphAttr::Unparsed(Box::new(v.clone())),
-                    _ => GraphAttr::from_proto(v).map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?,
+                    None => GraphAttr::from_proto(v).unwrap_or_else(|_| GraphAttr::Unparsed(Box::new(v.clone()))),
+                    Some(_) => GraphAttr::from_proto(v).map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?,
                 };
                 attrs.insert(k.clone(), v);
             }
