@@ -180,12 +180,12 @@ fn the_wrong_form_is_named_with_what_reads_it() {
     let e = Graph::new().import_meta_graph(&prefix, &Default::default()).unwrap_err();
     named(&e, Code::InvalidArgument, &prefix, "is a checkpoint prefix, not a model; its meta graph is ");
     assert!(e.message.contains("model.ckpt.meta"), "{e}");
-    // a SavedModel is recognised, and what loads it named
+    // a SavedModel is recognised, and sent to the SavedModel loader
     let sm = d.join("saved");
     std::fs::create_dir(&sm).unwrap();
     write(&sm, "saved_model.pb", [0x08, 0x01]);
     let e = read_model_file(&sm).unwrap_err();
-    named(&e, Code::InvalidArgument, &sm, "is a SavedModel, not a GraphDef or MetaGraphDef file; load its directory with io::saved_model::SavedModelBundle::load");
+    named(&e, Code::InvalidArgument, &sm, "is a SavedModel, not a model file; load its directory");
     // the strict binary reader's hint names the form too
     let e = read_graph_def(seed.join("model.ckpt.index")).unwrap_err();
     assert!(e.message.contains("is a checkpoint index"), "{e}");

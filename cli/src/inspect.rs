@@ -10,7 +10,7 @@ use half::{bf16, f16};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use tensorgraph::format::checkpoint::{index_path, latest_checkpoint, read_checkpoint_state, CheckpointReader};
-use tensorgraph::io::model_file::checkpoint_prefix;
+use tensorgraph::io::model_file::{checkpoint_prefix, detect, ModelFileKind, SAVED_MODEL_HINT};
 use tensorgraph::tensor::{fmt_dims, Storage};
 use tensorgraph::{DType, Tensor};
 
@@ -56,6 +56,12 @@ pub fn resolve_checkpoint(path: &Path) -> Result<(PathBuf, bool), String> {
         return resolve_checkpoint(dir);
     }
     if path.is_dir() {
+        if matches!(detect(path), Ok(ModelFileKind::SavedModel)) {
+            return Err(format!(
+                "InvalidArgument: {} is a SavedModel, not a checkpoint directory; {SAVED_MODEL_HINT}",
+                path.display()
+            ));
+        }
         return match latest_checkpoint(path) {
             Ok(Some(prefix)) => Ok((prefix, true)),
             Ok(None) => match read_checkpoint_state(path) {

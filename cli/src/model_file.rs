@@ -2,7 +2,7 @@
 //! `diff`: whether a path names a model file or a checkpoint ([`is_model_path`]), reading
 //! a model by its content when its extension is missing or wrong ([`read_model`], through
 //! the library's [`tensorgraph::io::model_file`]), and the op types a model uses that
-//! tensorgraph does not implement ([`check_op_types`]).
+//! tensorgraph does not implement ([`unsupported_op_types`], [`warn_unknown_ops`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -51,10 +51,12 @@ pub fn read_model(path: &Path, arg: &str) -> Result<ModelFile, String> {
 fn model_error(path: &Path, arg: &str, e: tensorgraph::Error) -> String {
     let shown = path.display().to_string();
     match detect(path) {
-        Ok(kind) if kind.is_checkpoint() => {
+        // (a V1 checkpoint: the library's message says what it is and what to do)
+        Ok(kind) if kind.is_checkpoint() && kind != ModelFileKind::V1Checkpoint => {
             let what = if kind == ModelFileKind::CheckpointDir { "pass it" } else { "pass its checkpoint prefix" };
             format!("{}: {arg} {shown} is {}, not a model; {what} to --ckpt or to inspect", e.code, kind.describe())
         }
+        Ok(ModelFileKind::SavedModel) => format!("{}: {arg} {}", e.code, e.message),
         _ if path.is_dir() => format!("{}: {arg} {} (a checkpoint directory goes to --ckpt)", e.code, e.message),
         _ if e.message.starts_with(&shown) => format!("{}: {arg} {}", e.code, e.message),
         _ => e.to_string(),
@@ -107,23 +109,24 @@ pub fn unsupported_advice(types: &[(&str, usize)]) -> Vec<String> {
     advice
 }
 
-/// Fails when `gd` (the graph of model file `path`) uses op types tensorgraph does not
-/// implement, naming them all with advice. Errors: an `Unimplemented` message.
-pub fn check_op_types(gd: &GraphDef, path: &Path) -> Result<(), String> {
-    let types = unsupported_op_types(&op_type_counts(gd));
-    if types.is_empty() {
-        return Ok(());
+/// Warns once, on stderr, when the graph loaded from model file `path` kept nodes whose op
+/// types tensorgraph does not implement (the library's warning, with advice for calls of
+/// TF2 functions): `warning: m.pb: 2 node(s) have op types tensorgraph does not implement:
+/// Bucketize (2); they were kept, and only a run that needs one of them fails`.
+pub fn warn_unknown_ops(graph: &tensorgraph::Graph, path: &Path) {
+    let types: Vec<String> = graph.unknown_ops().iter().map(|op| op.op_type()).collect();
+    let Some(warning) = ops::unknown::unknown_ops_warning(types.iter().map(String::as_str)) else { return };
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for t in &types {
+        *counts.entry(t.as_str()).or_insert(0) += 1;
     }
-    let mut msg = format!(
-        "loading {}: Unimplemented: op types not registered (tensorgraph has no kernel for them): {}",
-        path.display(),
-        op_counts_text(&types)
-    );
-    for a in unsupported_advice(&types) {
+    let counts: Vec<(&str, usize)> = counts.into_iter().collect();
+    let mut msg = format!("warning: {}: {warning}", path.display());
+    for a in unsupported_advice(&counts) {
         msg.push_str(". ");
         msg.push_str(&a);
     }
-    Err(msg)
+    eprintln!("{msg}");
 }
 
 #[cfg(test)]

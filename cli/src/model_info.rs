@@ -4,7 +4,7 @@
 //! nothing consumes.
 
 use crate::model_file::{
-    check_op_types, op_counts_text, op_type_counts, read_model, unsupported_advice, unsupported_op_types,
+    op_counts_text, op_type_counts, read_model, unsupported_advice, unsupported_op_types, warn_unknown_ops,
 };
 use crate::output::write_stdout;
 use serde_json::{json, Value};
@@ -14,6 +14,7 @@ use tensorgraph::format::proto::{data_type_name, dtype_from_proto, AttrValue, At
 use tensorgraph::io::graph_def::{import_graph_def, ImportGraphDefOptions};
 use tensorgraph::io::meta_graph::ImportMetaGraphOptions;
 use tensorgraph::io::model_file::Model;
+use tensorgraph::ops::array::PLACEHOLDER_SCALAR_MEANS_ANY_UNTIL;
 use tensorgraph::train::Saver;
 use tensorgraph::Graph;
 
@@ -37,23 +38,25 @@ pub struct Loaded {
 /// Loads the model file `path` (given as argument `arg`, e.g. `MODEL`) into `graph` with
 /// its names unchanged, by its content (see [`read_model`]): a meta graph with
 /// `Graph::import_meta_graph`'s semantics (collections and a saver), a GraphDef as
-/// `tf.import_graph_def(name="")`. Errors: a message naming the file (missing, a
-/// directory, empty, damaged; op types tensorgraph does not implement, with advice).
+/// `tf.import_graph_def(name="")`. Nodes of op types tensorgraph does not implement are
+/// kept, with a warning on stderr (see [`warn_unknown_ops`]); a run that needs one fails.
+/// Errors: a message naming the file (missing, a directory, empty, damaged).
 pub fn load_model(graph: &Graph, path: &Path, arg: &str) -> Result<Loaded, String> {
     let file = read_model(path, arg)?;
-    check_op_types(&file.graph_def(), path)?;
     let ctx = |e: tensorgraph::Error| format!("loading {}: {e}", path.display());
-    match &file.model {
+    let loaded = match &file.model {
         Model::Meta(meta) => {
             let origin = format!("imported from {}", path.display());
             let saver = graph.import_meta_graph_def(meta, &ImportMetaGraphOptions::default(), &origin).map_err(ctx)?;
-            Ok(Loaded { kind: ModelKind::Meta, saver })
+            Loaded { kind: ModelKind::Meta, saver }
         }
         Model::Graph(gd) => {
             import_graph_def(graph, gd, &ImportGraphDefOptions::new().prefix("")).map_err(ctx)?;
-            Ok(Loaded { kind: ModelKind::GraphDef, saver: None })
+            Loaded { kind: ModelKind::GraphDef, saver: None }
         }
-    }
+    };
+    warn_unknown_ops(graph, path);
+    Ok(loaded)
 }
 
 fn dtype_name(v: &AttrValue) -> String {
@@ -77,6 +80,17 @@ fn shape_text(v: Option<&AttrValue>) -> (String, Value) {
         }
         _ => ("<unknown>".into(), Value::Null),
     }
+}
+
+/// True for a `Placeholder` whose `shape` attr is `{}` (rank 0) in a GraphDef of producer
+/// `producer` up to 21, where TensorFlow reads it as any shape
+/// ([`PLACEHOLDER_SCALAR_MEANS_ANY_UNTIL`]).
+fn any_shape(n: &NodeDef, producer: i32) -> bool {
+    let scalar_attr = match n.attr.get("shape").and_then(|v| v.value.as_ref()) {
+        Some(AttrValueKind::Shape(s)) => !s.unknown_rank && s.dim.is_empty(),
+        _ => false,
+    };
+    n.op == "Placeholder" && producer <= PLACEHOLDER_SCALAR_MEANS_ANY_UNTIL && scalar_attr
 }
 
 fn node_name(input: &str) -> &str {
@@ -118,8 +132,14 @@ pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
     let text_encoded = file.kind.is_text();
     let collections: Vec<String> =
         meta.as_ref().map(|m| m.collection_def.keys().cloned().collect()).unwrap_or_default();
+    // a GraphDef without versions is version 0, as TensorFlow reads it
+    let producer = gd.versions.as_ref().map_or(0, |v| v.producer);
     let placeholder = |n: &NodeDef| {
-        let (shape, shape_json) = shape_text(n.attr.get("shape"));
+        let (shape, shape_json) = if any_shape(n, producer) {
+            ("<unknown>".to_string(), Value::Null)
+        } else {
+            shape_text(n.attr.get("shape"))
+        };
         let dtype = n.attr.get("dtype").map(dtype_name).unwrap_or_else(|| "?".into());
         (dtype, shape, shape_json)
     };
@@ -157,7 +177,13 @@ pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
         let w = s.placeholders.iter().map(|n| n.name.len()).max().unwrap_or(0);
         for n in &s.placeholders {
             let (dtype, shape, _) = placeholder(n);
-            let note = if n.op == "PlaceholderWithDefault" { "  (with default)" } else { "" };
+            let note = if n.op == "PlaceholderWithDefault" {
+                "  (with default)".to_string()
+            } else if any_shape(n, producer) {
+                format!("  (shape {{}} in a GraphDef of producer {producer} <= 21: any shape)")
+            } else {
+                String::new()
+            };
             t.push_str(&format!("  {:<w$}  {dtype:<8} {shape}{note}\n", n.name));
         }
         t.push_str(&format!("outputs (nodes nothing consumes) ({}):\n", s.outputs.len()));

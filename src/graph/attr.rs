@@ -34,6 +34,11 @@ pub enum AttrValue {
     ListType(Vec<DType>),
     /// `list.shape`
     ListShape(Vec<Shape>),
+    /// A value kept exactly as TensorFlow's `AttrValue` proto message, uninterpreted: the
+    /// attrs of an imported node whose op type tensorgraph does not register (see
+    /// [`Graph::unknown_ops`](crate::Graph::unknown_ops)), so that exporting the graph
+    /// writes them back unchanged.
+    Unparsed(Box<crate::format::proto::AttrValue>),
 }
 
 impl AttrValue {

@@ -29,6 +29,7 @@ impl AttrValue {
             AttrValue::ListShape(v) => {
                 list(ListValue { shape: v.iter().map(TensorShapeProto::from_shape).collect(), ..Default::default() })
             }
+            AttrValue::Unparsed(p) => (**p).clone(),
         }
     }
 

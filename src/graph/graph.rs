@@ -40,6 +40,9 @@ pub(crate) struct GraphData {
     pub names: NameTable,
     pub collections: BTreeMap<String, Vec<CollectionItem>>,
     pub var_store: HashMap<String, StoredVariable>,
+    /// The GraphDef versions the graph writes; `None` for TensorFlow 2.21's (a graph
+    /// built here). Imports merge theirs in ([`GraphData::merge_imported_versions`]).
+    pub versions: Option<crate::format::proto::VersionDef>,
 }
 
 impl GraphData {

@@ -20,6 +20,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::checkpoint::table::TABLE_MAGIC;
+use crate::format::checkpoint::tensor_slices::{is_v1_checkpoint, V1_CHECKPOINT, V1_CHECKPOINT_ADVICE};
 use crate::format::checkpoint::{index_path, mask_crc, meta_graph_path};
 use crate::format::proto::text::{graph_def_from_text, meta_graph_def_from_text};
 use crate::format::proto::{GraphDef, MetaGraphDef};
@@ -52,6 +53,10 @@ const SAVED_MODEL_FIELDS: &[&str] = &["saved_model_schema_version", "meta_graphs
 /// The file names TensorFlow gives a SavedModel's graph inside its directory.
 const SAVED_MODEL_FILES: &[&str] = &["saved_model.pb", "saved_model.pbtxt"];
 
+/// What to do with a SavedModel given where a model file or a checkpoint was wanted (the
+/// one place this advice is written; every message about a SavedModel uses it).
+pub const SAVED_MODEL_HINT: &str = "load its directory (the one holding saved_model.pb and variables/) with io::saved_model::SavedModelBundle::load(dir, &[\"serve\"]); on the command line, `tensorgraph inspect DIR` shows its tags and signatures and `tensorgraph run DIR --signature KEY --input NAME=FILE.npy` runs one";
+
 /// The forms of file (or directory) a model path can be, as [`detect`] recognises them.
 /// The first four are models ([`read_model_file`] reads them); the others are named so
 /// that a wrong argument is reported as what it is.
@@ -65,8 +70,9 @@ pub enum ModelFileKind {
     MetaGraph,
     /// A `MetaGraphDef` in the text format (a `.meta` written with `as_text=True`).
     TextMetaGraph,
-    /// A SavedModel: a directory holding `saved_model.pb` (or `.pbtxt`), or that file;
-    /// loaded by [`SavedModelBundle::load`](crate::io::saved_model::SavedModelBundle::load).
+    /// A SavedModel: a directory holding `saved_model.pb` (or `.pbtxt`), or that file (by
+    /// name, or by content: a `SavedModel` message, an integer field 1 then `MetaGraphDef`s
+    /// in field 2). Not a model file: see [`SAVED_MODEL_HINT`].
     SavedModel,
     /// A directory holding a `checkpoint` state file (`tf.train.latest_checkpoint`'s argument).
     CheckpointDir,
@@ -76,6 +82,9 @@ pub enum ModelFileKind {
     CheckpointIndex,
     /// A checkpoint's data shard (`PREFIX.data-NNNNN-of-NNNNN`, recognised by name).
     CheckpointData,
+    /// A V1 checkpoint: TensorFlow's single-file tensor-slice format (an SSTable whose
+    /// key `""` holds the tensors' metadata), recognised by content whatever its name.
+    V1Checkpoint,
     /// A `checkpoint` state file (recognised by name or by its text fields).
     CheckpointState,
     /// A JSON file (text starting with `{` or `[` and ending with `}` or `]`).
@@ -103,6 +112,7 @@ impl ModelFileKind {
             ModelFileKind::CheckpointPrefix => "a checkpoint prefix",
             ModelFileKind::CheckpointIndex => "a checkpoint index (a .index file)",
             ModelFileKind::CheckpointData => "a checkpoint data file (a .data-NNNNN-of-NNNNN file)",
+            ModelFileKind::V1Checkpoint => V1_CHECKPOINT,
             ModelFileKind::CheckpointState => "a checkpoint state file (a `checkpoint` file)",
             ModelFileKind::Json => "a JSON file",
             ModelFileKind::Npy => "a NumPy array file (.npy)",
@@ -151,6 +161,7 @@ impl ModelFileKind {
                 | ModelFileKind::CheckpointIndex
                 | ModelFileKind::CheckpointData
                 | ModelFileKind::CheckpointState
+                | ModelFileKind::V1Checkpoint
         )
     }
 
@@ -281,7 +292,8 @@ pub fn detect(path: impl AsRef<Path>) -> Result<ModelFileKind> {
 /// whether its name matched.
 ///
 /// Errors: those of [`detect`], and `InvalidArgument` when `path` is a checkpoint (naming
-/// which part) or a SavedModel (naming what loads it).
+/// which part, or that it is a V1 checkpoint), a SavedModel (with [`SAVED_MODEL_HINT`]) or
+/// another file that is not a model (an event file, `.npy`, JSON), saying what to give instead.
 pub fn read_model_file(path: impl AsRef<Path>) -> Result<ModelFile> {
     let path = path.as_ref();
     match probe(path)? {
@@ -293,10 +305,14 @@ pub fn read_model_file(path: impl AsRef<Path>) -> Result<ModelFile> {
 /// The error for a path that is a `kind` (not a model) where a model was wanted.
 fn not_a_model(path: &Path, kind: ModelFileKind) -> Error {
     let shown = path.display();
-    if kind == ModelFileKind::SavedModel {
-        return Error::invalid_argument(format!(
-            "{shown} is a SavedModel, not a GraphDef or MetaGraphDef file; load its directory with io::saved_model::SavedModelBundle::load(dir, &[\"serve\"]) (on the command line: tensorgraph run DIR --signature serving_default --input KEY=FILE.npy)"
-        ));
+    match kind {
+        ModelFileKind::SavedModel => {
+            return Error::invalid_argument(format!("{shown} is a SavedModel, not a model file; {SAVED_MODEL_HINT}"))
+        }
+        ModelFileKind::V1Checkpoint => {
+            return Error::invalid_argument(format!("{shown} is {V1_CHECKPOINT}, not a model; {V1_CHECKPOINT_ADVICE}"))
+        }
+        _ => {}
     }
     if !kind.is_checkpoint() {
         return Error::invalid_argument(format!(
@@ -335,8 +351,13 @@ fn probe(path: &Path) -> Result<Probed> {
             ))),
         };
     }
-    if let Some(kind) = checkpoint_form(path) {
-        return Ok(Probed::Other(kind));
+    match checkpoint_form(path) {
+        // a `.index` name on a V1 checkpoint (whose single file may be named anything)
+        Some(ModelFileKind::CheckpointIndex) if std::fs::read(path).is_ok_and(|b| is_v1_checkpoint(&b)) => {
+            return Ok(Probed::Other(ModelFileKind::V1Checkpoint));
+        }
+        Some(kind) => return Ok(Probed::Other(kind)),
+        None => {}
     }
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
@@ -425,12 +446,16 @@ pub(crate) fn sniff(bytes: &[u8], claimed: Option<ModelFileKind>) -> Sniffed {
         return Sniffed::Empty;
     }
     if bytes.len() >= 8 && bytes[bytes.len() - 8..] == TABLE_MAGIC.to_le_bytes() {
-        return Sniffed::Other(ModelFileKind::CheckpointIndex);
+        let kind = if is_v1_checkpoint(bytes) { ModelFileKind::V1Checkpoint } else { ModelFileKind::CheckpointIndex };
+        return Sniffed::Other(kind);
     }
     if let Some(kind) = other_file_kind(bytes) {
         return Sniffed::Other(kind);
     }
     let text_field = text_format_first_field(bytes);
+    if text_field.is_none() && binary_layout(bytes) == Some(ModelFileKind::SavedModel) {
+        return Sniffed::Other(ModelFileKind::SavedModel);
+    }
     let text_kind = match text_field {
         Some("") => return Sniffed::Blank,
         Some(f) if CHECKPOINT_STATE_FIELDS.contains(&f) => return Sniffed::Other(ModelFileKind::CheckpointState),
@@ -485,10 +510,12 @@ pub(crate) fn sniff(bytes: &[u8], claimed: Option<ModelFileKind>) -> Sniffed {
     }
 }
 
-/// Which binary model the top-level protobuf fields of `bytes` are laid out as, read as
+/// Which binary message the top-level protobuf fields of `bytes` are laid out as, read as
 /// far as they are whole (a truncated file included): a `GraphDef` repeats field 1 (a
 /// `node` each), a `MetaGraphDef` has one field 1 (`meta_info_def`) and then field 2
-/// (`graph_def`). `None` when the fields say neither (too few of them, or not protobuf).
+/// (`graph_def`), both messages; a `SavedModel` has an integer field 1 (its schema version)
+/// and then field 2 (a `MetaGraphDef`). `None` when the fields say none of these (too few
+/// of them, or not protobuf).
 fn binary_layout(bytes: &[u8]) -> Option<ModelFileKind> {
     fn varint(b: &[u8], pos: &mut usize) -> Option<u64> {
         let mut v = 0u64;
@@ -514,15 +541,18 @@ fn binary_layout(bytes: &[u8]) -> Option<ModelFileKind> {
             _ => None,
         };
         let Some(skip) = skip else { break };
-        fields.push(key >> 3);
+        fields.push((key >> 3, key & 7));
         match pos.checked_add(skip) {
             Some(end) if end <= bytes.len() => pos = end,
             _ => break, // the field runs past the end: counted, and the scan stops
         }
     }
+    const LEN: u64 = 2;
     match fields.as_slice() {
-        [1, 1, ..] | [1, 4, ..] => Some(ModelFileKind::GraphDef),
-        [1, 2, ..] => Some(ModelFileKind::MetaGraph),
+        // SavedModel: saved_model_schema_version (an integer), then meta_graphs
+        [(1, 0), (2, LEN), ..] => Some(ModelFileKind::SavedModel),
+        [(1, LEN), (1 | 4, _), ..] => Some(ModelFileKind::GraphDef),
+        [(1, LEN), (2, _), ..] => Some(ModelFileKind::MetaGraph),
         _ => None,
     }
 }

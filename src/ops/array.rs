@@ -221,6 +221,21 @@ impl RegisteredOp for Placeholder {
     }
 }
 
+/// The last GraphDef version (`versions.producer`) in which a `Placeholder`'s `shape` attr
+/// of rank 0 (`shape {}`, what TensorFlow then wrote for a placeholder made without a
+/// shape) means any shape; from version 22 on it is a scalar.
+pub const PLACEHOLDER_SCALAR_MEANS_ANY_UNTIL: i32 = 21;
+
+/// True when `node`, a `Placeholder` of a graph of GraphDef version `graph_def_version`,
+/// has an unknown shape although its `shape` attr has a rank (TensorFlow's Placeholder
+/// shape function: `graph_def_version <= 21 && shape.dims() <= 0` gives an unknown shape).
+/// Only `Placeholder`: `PlaceholderV2` and `PlaceholderWithDefault` take the attr as written.
+pub(crate) fn placeholder_shape_is_any(node: &Node, graph_def_version: i32) -> bool {
+    node.op_type == "Placeholder"
+        && graph_def_version <= PLACEHOLDER_SCALAR_MEANS_ANY_UNTIL
+        && node.attr_shape_or("shape", Shape::unknown()).is_ok_and(|s| s.rank().unwrap_or(0) == 0)
+}
+
 /// The kernel of an unfed `Placeholder` (a fed one does not run): the error naming it and
 /// its dtype.
 struct PlaceholderKernel(DType);

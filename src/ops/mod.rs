@@ -27,6 +27,7 @@ pub mod stack;
 pub mod step_resources;
 pub mod tensor_array;
 pub mod training;
+pub mod unknown;
 mod variable_common;
 mod variables;
 

@@ -177,6 +177,16 @@ impl Plan {
                 ops.push(nodes[id].clone());
             }
         }
+        // nodes of op types tensorgraph does not register: an error naming them all when
+        // they all run, else (a Switch may leave them dead) a kernel failing when one runs live
+        let unknown: Vec<(String, &str)> = ops
+            .iter()
+            .filter(|n| !ops::unknown::is_registered(n.op_type))
+            .map(|n| (n.name.clone(), n.op_type))
+            .collect();
+        if !unknown.is_empty() && !ops.iter().any(|n| control_flow(n.op_type) == Some(ControlFlow::Switch)) {
+            return Err(ops::unknown::unknown_ops_error(&unknown));
+        }
         let src_item = |src: &(usize, usize)| -> Option<usize> {
             (!fed.contains_key(src) && item_of[src.0] != usize::MAX).then_some(item_of[src.0])
         };
@@ -233,7 +243,7 @@ impl Plan {
         let mut plan_roots = Vec::new();
         for (it, node) in ops.iter().enumerate() {
             let frame = cf.frame_of[it];
-            let def = ops::lookup(node.op_type)?;
+            let def = ops::lookup(node.op_type).ok();
             let cf_kind = control_flow(node.op_type);
             let kind = match cf_kind {
                 None => Kind::Op,
@@ -247,7 +257,7 @@ impl Plan {
                 Some(ControlFlow::NextIteration) => Kind::NextIteration,
                 Some(ControlFlow::ControlTrigger) => Kind::ControlTrigger,
             };
-            let refs = def.ref_inputs();
+            let refs = def.map_or(&[][..], |d| d.ref_inputs());
             let mut inputs = Vec::with_capacity(node.inputs.len());
             let mut vars = Vec::with_capacity(node.inputs.len());
             let mut dynamic = 0u32;
@@ -303,8 +313,11 @@ impl Plan {
             if pending == 0 {
                 plan_roots.push(it);
             }
-            let rng = def.is_stateful().then(|| state.rng_for(node)).flatten();
-            let kernel = def.prepare(node).map_err(|e| e.context(format!("{} '{}'", node.op_type, node.name)))?;
+            let rng = def.is_some_and(|d| d.is_stateful()).then(|| state.rng_for(node)).flatten();
+            let kernel = match def {
+                Some(def) => def.prepare(node).map_err(|e| e.context(format!("{} '{}'", node.op_type, node.name)))?,
+                None => Box::new(ops::unknown::UnknownKernel::new(&node.name, node.op_type, &unknown)),
+            };
             items.push(Item {
                 node: node.clone(),
                 kernel,

@@ -102,7 +102,8 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
         if !node.outputs.iter().any(|(d, _)| d.is_floating() || *d == DType::Resource) {
             continue;
         }
-        let def = ops::lookup(node.op_type)?;
+        let def =
+            ops::lookup(node.op_type).map_err(|_| ops::unknown::unknown_op_gradient_error(&node.name, node.op_type))?;
         let scope = root.name_scope(&format!("{}_grad", node.name));
         let ctx = GradCtx {
             scope: &scope,

@@ -6,6 +6,7 @@ use super::codec::{decode_fixed, decode_strings};
 use super::crc::{mask_crc, unmask_crc};
 use super::slices::{scatter, slice_extents, slice_indices, slice_key};
 use super::table::read_table;
+use super::tensor_slices::{is_v1_checkpoint, V1_CHECKPOINT, V1_CHECKPOINT_ADVICE};
 use super::{data_path, index_path};
 use crate::error::{Code, Error, Result};
 use crate::format::atomic_file::io_error;
@@ -52,13 +53,19 @@ impl CheckpointReader {
     /// Errors: `NotFound` when `prefix.index` does not exist; `DataLoss` naming the index file
     /// when it is truncated or corrupted (bad block checksum, malformed block, missing header,
     /// undecodable entry, invalid shape); `InvalidArgument` when the bundle's version forbids this
-    /// reader; `Unimplemented` for big-endian bundles.
+    /// reader; `Unimplemented` for big-endian bundles; `InvalidArgument` naming it when
+    /// `prefix` (or `prefix.index`) is a V1 checkpoint file.
     pub fn open(prefix: impl AsRef<Path>) -> Result<CheckpointReader> {
         let prefix = prefix.as_ref().to_path_buf();
         let index = index_path(&prefix);
         let index_file = index.display().to_string();
         let bytes = std::fs::read(&index).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
+            if e.kind() == std::io::ErrorKind::NotFound && std::fs::read(&prefix).is_ok_and(|b| is_v1_checkpoint(&b)) {
+                Error::invalid_argument(format!(
+                    "{} is {V1_CHECKPOINT}, not a V2 checkpoint prefix; {V1_CHECKPOINT_ADVICE}",
+                    prefix.display()
+                ))
+            } else if e.kind() == std::io::ErrorKind::NotFound {
                 Error::not_found(format!(
                     "checkpoint {} not found: {index_file} does not exist (a V2 checkpoint prefix names the files \
                      PREFIX.index and PREFIX.data-*)",
@@ -68,6 +75,11 @@ impl CheckpointReader {
                 io_error(e, "cannot read checkpoint index", &index)
             }
         })?;
+        if is_v1_checkpoint(&bytes) {
+            return Err(Error::invalid_argument(format!(
+                "{index_file} is {V1_CHECKPOINT}, not a V2 checkpoint index; {V1_CHECKPOINT_ADVICE}"
+            )));
+        }
         let kvs = read_table(&bytes, &index_file)?;
         let mut it = kvs.into_iter();
         let header = match it.next() {

@@ -19,6 +19,23 @@ use prost::Message;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// What a V1 checkpoint file is called in messages (one place for every layer).
+pub const V1_CHECKPOINT: &str =
+    "a V1 checkpoint (the single-file tensor-slice format of tf.compat.v1.train.Saver(write_version=V1))";
+
+/// What to do with a V1 checkpoint where a V2 one (or a model) was wanted.
+pub const V1_CHECKPOINT_ADVICE: &str = "tensorgraph's checkpoint commands and CheckpointReader read V2 checkpoints (PREFIX.index and PREFIX.data-*); read this one with TensorSliceReader, or resave it as V2 with TensorFlow (tf.compat.v1.train.Saver restores it and saves V2)";
+
+/// True when `table`, the bytes of an SSTable, is a V1 checkpoint: its entry of key `""`
+/// is a `SavedTensorSlices` holding the `meta`, where a V2 checkpoint index holds its
+/// `BundleHeaderProto` (whose field 1 is an integer). False for any other bytes.
+pub fn is_v1_checkpoint(table: &[u8]) -> bool {
+    let Ok(entries) = read_table(table, "") else { return false };
+    entries
+        .first()
+        .is_some_and(|(k, v)| k.is_empty() && SavedTensorSlices::decode(v.as_slice()).is_ok_and(|s| s.meta.is_some()))
+}
+
 /// `tensorflow.SavedSliceMeta`: one tensor of a V1 checkpoint.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct SavedSliceMeta {

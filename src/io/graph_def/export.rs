@@ -1,8 +1,6 @@
 //! `Graph` → `GraphDef` (`tf.Graph.as_graph_def`).
 
-use crate::format::proto::{
-    AttrMap, AttrValue, GraphDef, NodeDef, VersionDef, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
-};
+use crate::format::proto::{AttrMap, AttrValue, GraphDef, NodeDef, VersionDef};
 use crate::graph::{AttrValue as GraphAttr, Graph, Node};
 use std::sync::Arc;
 
@@ -20,7 +18,9 @@ fn node_def(nodes: &[Arc<Node>], n: &Node, add_shapes: bool) -> NodeDef {
     input.extend(n.control_inputs.iter().map(|&c| format!("^{}", nodes[c].name)));
     let mut attr: AttrMap<AttrValue> = n.attrs.iter().map(|(k, v)| (k.clone(), v.to_proto())).collect();
     // TensorFlow writes the attr for ops with outputs only
-    if add_shapes && !n.outputs.is_empty() {
+    // (an unknown op keeps the shapes its GraphDef gave it: they say more than "unknown")
+    let keeps_shapes = attr.contains_key("_output_shapes") && !crate::ops::unknown::is_registered(n.op_type);
+    if add_shapes && !n.outputs.is_empty() && !keeps_shapes {
         let shapes = GraphAttr::ListShape(n.outputs.iter().map(|(_, s)| s.clone()).collect());
         attr.insert("_output_shapes".to_string(), shapes.to_proto());
     }
@@ -38,7 +38,9 @@ fn node_def(nodes: &[Arc<Node>], n: &Node, add_shapes: bool) -> NodeDef {
 impl Graph {
     /// The graph as a `GraphDef` (`tf.Graph.as_graph_def()`): every node in creation
     /// order with its op type, inputs (`name`, `name:1`, then control inputs `^name`),
-    /// device and attrs, and `versions {producer: 2474}` as TensorFlow 2.21 writes.
+    /// device and attrs, and the graph's [`versions`](Graph::versions): `{producer: 2474}`
+    /// as TensorFlow 2.21 writes for a graph built here, an imported GraphDef's (merged)
+    /// for an imported one, as TensorFlow keeps them.
     pub fn to_graph_def(&self) -> GraphDef {
         self.graph_def_impl(false)
     }
@@ -49,17 +51,22 @@ impl Graph {
         self.graph_def_impl(true)
     }
 
+    /// The GraphDef versions this graph writes (`tf.Graph.graph_def_versions`): TensorFlow
+    /// 2.21's (`producer` 2474, `min_consumer` 0) for a graph built here; after importing
+    /// GraphDefs, the lowest producer, the highest `min_consumer` and all bad consumers of
+    /// the graph and the imports (TensorFlow's importer), so that a graph imported from a
+    /// producer-26 GraphDef exports, and freezes, as producer 26.
+    pub fn versions(&self) -> VersionDef {
+        self.read().graph_versions()
+    }
+
     fn graph_def_impl(&self, add_shapes: bool) -> GraphDef {
         let g = self.read();
         GraphDef {
             node: g.nodes.iter().map(|n| node_def(&g.nodes, n, add_shapes)).collect(),
             library: None,
             version: 0,
-            versions: Some(VersionDef {
-                producer: GRAPH_DEF_VERSION,
-                min_consumer: GRAPH_DEF_VERSION_MIN_CONSUMER,
-                bad_consumers: Vec::new(),
-            }),
+            versions: Some(g.graph_versions()),
             debug_info: None,
         }
     }

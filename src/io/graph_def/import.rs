@@ -1,5 +1,6 @@
 //! `GraphDef` → `Graph` (`tf.import_graph_def`).
 
+use super::unknown_outputs::unknown_outputs;
 use crate::error::{Error, Result};
 use crate::format::proto::{AttrValueKind, GraphDef, NodeDef, OpList};
 use crate::format::proto::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
@@ -91,6 +92,10 @@ pub struct ImportResult {
     pub operations: Vec<Operation>,
     /// The requested return elements, in the requested order.
     pub return_elements: Vec<ReturnElement>,
+    /// The imported ops whose op type tensorgraph does not register, in GraphDef order:
+    /// kept with their attrs verbatim and outputs of unknown shape; a run that needs one
+    /// fails (see [`import_graph_def`]). Empty for most graphs.
+    pub unknown_ops: Vec<Operation>,
 }
 
 impl ImportResult {
@@ -116,6 +121,14 @@ impl ImportResult {
             Some(ReturnElement::Output(o)) => Ok(o.op()),
             None => Err(self.out_of_range(i)),
         }
+    }
+
+    /// The warning for [`ImportResult::unknown_ops`], one line with their op types and
+    /// node counts (`2 node(s) have op types tensorgraph does not implement: Bucketize (2);
+    /// they were kept, and only a run that needs one of them fails`); `None` when there are none.
+    pub fn warning(&self) -> Option<String> {
+        let types: Vec<String> = self.unknown_ops.iter().map(Operation::op_type).collect();
+        ops::unknown::unknown_ops_warning(types.iter().map(String::as_str))
     }
 
     fn out_of_range(&self, i: usize) -> Error {
@@ -187,8 +200,22 @@ impl<'a> Inputs<'a> {
 /// ([`ops::schema::validate_node_def`]) and attrs left out that have a default get it
 /// ([`ops::schema::add_default_attrs`]), as TensorFlow's importer does.
 ///
-/// Errors: `Unimplemented` naming the first node (in GraphDef order) whose op type
-/// tensorgraph lacks; `InvalidArgument` naming the node and attr (TensorFlow's words) for
+/// The GraphDef's `versions` count as TensorFlow counts them (absent: version 0): shape
+/// inference follows the lower of the graph's and the GraphDef's producer (a `Placeholder`
+/// whose `shape` attr is `{}` has an unknown shape up to producer 21, a scalar one after),
+/// and the graph's [`versions`](Graph::versions) become the lower producer, the higher
+/// `min_consumer` and all bad consumers of the two, so that an export or a freeze of the
+/// graph writes them (`UpdateVersionDef`).
+///
+/// A node whose op type tensorgraph does not register is kept, where TensorFlow refuses
+/// the whole GraphDef: its attrs are stored verbatim (not validated; exported unchanged),
+/// its outputs have unknown shapes, and their number and dtypes come from what reads them
+/// (a reader's `OpDef`) or the node's own type attrs. [`ImportResult::unknown_ops`] lists
+/// them and [`ImportResult::warning`] says so in one line; a session run whose plan needs
+/// one fails with `Unimplemented` naming every such node it needs, and other runs (a
+/// branch of a `cond` that is not taken, a training subgraph that is not fetched) work.
+///
+/// Errors: `InvalidArgument` naming the node and attr (TensorFlow's words) for
 /// the first node with an attr its `OpDef` does not declare (other than `_`-prefixed
 /// ones), a missing attr without a default, or an attr of the wrong kind, outside the
 /// allowed values or below the minimum; `InvalidArgument` for a duplicate node name, an input naming a node
@@ -263,15 +290,22 @@ fn import_under(
         }
     }
     check_colocation(graph_def, &index)?;
-    let mut defs: Vec<&'static dyn ops::RegisteredOp> = Vec::with_capacity(nodes.len());
+    // `None` for an op type tensorgraph does not register (an unknown op, kept)
+    let mut defs: Vec<Option<&'static dyn ops::RegisteredOp>> = Vec::with_capacity(nodes.len());
     let producer = graph_def.versions.as_ref().map(|v| v.producer);
     // per node, attrs a newer producer added and left at their default (dropped)
     let mut dropped: HashMap<usize, Vec<&str>> = HashMap::default();
     for n in nodes {
         // runs of one op type are common (a chain of adds, a layer's ops)
         let def = match defs.last() {
-            Some(last) if last.op_type() == n.op => *last,
-            _ => ops::lookup(&n.op).map_err(|e| e.context(format!("node '{}' (op '{}')", n.name, n.op)))?,
+            Some(Some(last)) if last.op_type() == n.op => *last,
+            _ => match ops::lookup(&n.op) {
+                Ok(def) => def,
+                Err(_) => {
+                    defs.push(None);
+                    continue;
+                }
+            },
         };
         let new_defaults = match &options.producer_op_list {
             Some(list) => new_default_attrs(n, list),
@@ -285,7 +319,7 @@ fn import_under(
         if !new_defaults.is_empty() {
             dropped.insert(defs.len(), new_defaults);
         }
-        defs.push(def);
+        defs.push(Some(def));
     }
     let input_map: HashMap<&str, &Output> = options.input_map.iter().map(|(k, v)| (k.as_str(), v)).collect();
     let control_map: HashMap<&str, &Operation> = options.control_map.iter().map(|(k, v)| (k.as_str(), v)).collect();
@@ -334,6 +368,7 @@ fn import_under(
         }
     }
     let order = if inputs.sorted { (0..nodes.len()).collect() } else { topological_order(graph_def, &inputs)? };
+    let unknown = unknown_node_outputs(graph_def, &defs, &inputs, &options.return_elements, &index);
 
     // the input-map entries replacing outputs of each GraphDef node, checked as it is added
     let mut mapped: HashMap<usize, Vec<(&str, usize, &Output)>> = HashMap::default();
@@ -345,11 +380,22 @@ fn import_under(
     }
 
     let mut g = graph.write();
+    // the GraphDef version shape functions see (TensorFlow's refiner: the lower of the
+    // graph's and the GraphDef's; a GraphDef without versions is version 0)
+    let graph_def_version = g.graph_versions().producer.min(graph_def.versions.as_ref().map_or(0, |v| v.producer));
     let mut log = g.begin_import(nodes.len());
     // GraphDef index → id in `graph`
     let mut ids = vec![usize::MAX; nodes.len()];
-    let plan =
-        ImportPlan { gd: graph_def, defs: &defs, inputs: &inputs, mapped: &mapped, prefix: &prefix, dropped: &dropped };
+    let plan = ImportPlan {
+        gd: graph_def,
+        defs: &defs,
+        inputs: &inputs,
+        mapped: &mapped,
+        prefix: &prefix,
+        dropped: &dropped,
+        unknown: &unknown,
+        graph_def_version,
+    };
     if let Err(e) = plan.add_nodes(&mut g, &order, &mut ids, &mut log) {
         g.roll_back(log);
         return Err(e);
@@ -364,10 +410,15 @@ fn import_under(
             }
         }
     }
+    g.merge_imported_versions(&graph_def.versions.clone().unwrap_or_default(), &mut log);
     log.finish(&g);
     drop(g);
     let operations = order.iter().map(|&i| Operation { graph: graph.clone(), id: ids[i] }).collect();
-    Ok((ImportResult { prefix, operations, return_elements }, log))
+    let unknown_ops = (0..nodes.len())
+        .filter(|i| defs[*i].is_none())
+        .map(|i| Operation { graph: graph.clone(), id: ids[i] })
+        .collect();
+    Ok((ImportResult { prefix, operations, return_elements, unknown_ops }, log))
 }
 
 /// TensorFlow's node-name rule (`IsValidNodeName`): a letter, digit or `.`, then letters,
@@ -461,12 +512,16 @@ fn resolve_inputs<'a>(
 /// resolved inputs, the input-map entries by replaced node, and the name prefix.
 struct ImportPlan<'a> {
     gd: &'a GraphDef,
-    defs: &'a [&'static dyn ops::RegisteredOp],
+    defs: &'a [Option<&'static dyn ops::RegisteredOp>],
     inputs: &'a Inputs<'a>,
     mapped: &'a HashMap<usize, Vec<(&'a str, usize, &'a Output)>>,
     prefix: &'a str,
     /// Attrs not to import, by GraphDef node index (see [`new_default_attrs`]).
     dropped: &'a HashMap<usize, Vec<&'a str>>,
+    /// The outputs of each unknown node (see [`unknown_node_outputs`]), by GraphDef index.
+    unknown: &'a HashMap<usize, Vec<(DType, Shape)>>,
+    /// The GraphDef version shape inference follows (a `Placeholder`'s `shape {}`).
+    graph_def_version: i32,
 }
 
 impl ImportPlan<'_> {
@@ -486,10 +541,22 @@ impl ImportPlan<'_> {
                 if dropped.contains(&k.as_str()) {
                     continue;
                 }
-                let v = GraphAttr::from_proto(v).map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?;
+                let v = match defs[i] {
+                    // an unknown op's attrs are kept as they are, for export; its `_` attrs
+                    // (colocation, output shapes) are read as for any op where they can be
+                    None if !k.starts_with('_') => GraphAttr::Unparsed(Box::new(v.clone())),
+                    None => GraphAttr::from_proto(v).unwrap_or_else(|_| GraphAttr::Unparsed(Box::new(v.clone()))),
+                    Some(_) => GraphAttr::from_proto(v).map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?,
+                };
                 attrs.insert(k.clone(), v);
             }
-            ops::schema::add_default_attrs(defs[i].op_type(), &mut attrs);
+            let op_type = match defs[i] {
+                Some(def) => {
+                    ops::schema::add_default_attrs(def.op_type(), &mut attrs);
+                    def.op_type()
+                }
+                None => ops::unknown::op_type_name(&n.op),
+            };
             if !prefix.is_empty() {
                 if let Some(GraphAttr::ListString(locs)) = attrs.get_mut("_class") {
                     for loc in locs.iter_mut() {
@@ -550,7 +617,7 @@ impl ImportPlan<'_> {
             }
             let mut node = Node {
                 name,
-                op_type: defs[i].op_type(),
+                op_type,
                 inputs: data_inputs,
                 control_inputs,
                 attrs,
@@ -558,8 +625,16 @@ impl ImportPlan<'_> {
                 device: n.device.clone(),
             };
             let ctx = InferCtx { nodes: &g.nodes, node: &node, inputs: &input_types };
-            ops::schema::check_input_count(&n.name, node.op_type, &node.attrs, node.inputs.len())?;
-            node.outputs = defs[i].infer(&ctx).map_err(ctx_err)?;
+            node.outputs = match defs[i] {
+                Some(def) => {
+                    ops::schema::check_input_count(&n.name, node.op_type, &node.attrs, node.inputs.len())?;
+                    def.infer(&ctx).map_err(ctx_err)?
+                }
+                None => self.unknown.get(&i).cloned().unwrap_or_default(),
+            };
+            if ops::array::placeholder_shape_is_any(&node, self.graph_def_version) {
+                node.outputs[0].1 = Shape::unknown();
+            }
             ids[i] = g.push_imported(node, log);
             if let Some(entries) = self.mapped.get(&i) {
                 self.check_mapped(g, i, ids[i], entries)?;
@@ -588,7 +663,8 @@ impl ImportPlan<'_> {
                 )));
             };
             let got = g.nodes[out.op].outputs[out.index].0;
-            if got != *want {
+            // an unknown op's dtypes are guesses: the mapped tensor's is taken
+            if got != *want && self.defs[i].is_some() {
                 let consumer = self
                     .gd
                     .node
@@ -622,6 +698,42 @@ fn new_default_attrs<'a>(n: &'a NodeDef, producer: &OpList) -> Vec<&'a str> {
         })
         .map(|(k, _)| k.as_str())
         .collect()
+}
+
+/// The outputs of each node of unknown op type (`defs[i]` is `None`), by GraphDef index:
+/// their number and dtypes from the nodes that read them and the return elements asking for
+/// them (see [`unknown_outputs`]).
+fn unknown_node_outputs(
+    gd: &GraphDef,
+    defs: &[Option<&'static dyn ops::RegisteredOp>],
+    inputs: &Inputs,
+    return_elements: &[String],
+    index: &HashMap<&str, usize>,
+) -> HashMap<usize, Vec<(DType, Shape)>> {
+    let mut readers: HashMap<usize, Vec<(usize, usize, usize)>> =
+        (0..defs.len()).filter(|&i| defs[i].is_none()).map(|i| (i, Vec::new())).collect();
+    if readers.is_empty() {
+        return HashMap::default();
+    }
+    for reader in 0..gd.node.len() {
+        for (position, input) in inputs.of(reader).iter().enumerate() {
+            if let Input::Data { node, index } = *input {
+                if let Some(list) = readers.get_mut(&node) {
+                    list.push((reader, position, index));
+                }
+            }
+        }
+    }
+    let mut wanted: HashMap<usize, usize> = HashMap::default();
+    for r in return_elements {
+        if let (src, Some(k)) = parse_tensor(r) {
+            if let Some(&i) = index.get(src) {
+                let w = wanted.entry(i).or_insert(k);
+                *w = (*w).max(k);
+            }
+        }
+    }
+    readers.into_iter().map(|(i, r)| (i, unknown_outputs(gd, &gd.node[i], &r, wanted.get(&i).copied()))).collect()
 }
 
 /// Errors when data input `index` of GraphDef node `dst` names an output its source `src`

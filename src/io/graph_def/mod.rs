@@ -21,6 +21,7 @@ mod export;
 mod freeze;
 mod import;
 mod text;
+mod unknown_outputs;
 
 pub use crate::format::proto::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER};
 pub use crate::io::model_file::text_format_first_field;
@@ -43,8 +44,8 @@ pub fn read_graph_def(path: impl AsRef<Path>) -> Result<GraphDef> {
 
 /// Decodes a binary `GraphDef`; when that fails, the error says what the bytes are
 /// instead (by [`model_file`](crate::io::model_file)'s sniffing: text for
-/// `read_graph_def_text`, a `.meta` for `Graph::import_meta_graph`, a checkpoint), or that
-/// the file is damaged.
+/// `read_graph_def_text`, a `.meta` for `Graph::import_meta_graph`, a SavedModel, a V1
+/// checkpoint, a checkpoint index, an event file), or that the file is damaged.
 pub(crate) fn decode_binary(bytes: &[u8]) -> Result<GraphDef> {
     use crate::io::model_file::{sniff, ModelFileKind, Sniffed};
     GraphDef::from_bytes(bytes).map_err(|e| {
@@ -55,12 +56,14 @@ pub(crate) fn decode_binary(bytes: &[u8]) -> Result<GraphDef> {
             Sniffed::Model(kind, _) if kind.is_meta() => {
                 "the file is a MetaGraphDef (.meta): import it with Graph::import_meta_graph".to_string()
             }
-            Sniffed::Other(kind @ ModelFileKind::SavedModel) => {
-                format!(
-                    "the file is {}: load its directory with io::saved_model::SavedModelBundle::load",
-                    kind.describe()
-                )
+            Sniffed::Other(ModelFileKind::SavedModel) => {
+                format!("the file is a SavedModel, not a GraphDef; {}", crate::io::model_file::SAVED_MODEL_HINT)
             }
+            Sniffed::Other(kind @ ModelFileKind::V1Checkpoint) => format!(
+                "the file is {}, not a model; {}",
+                kind.describe(),
+                crate::format::checkpoint::tensor_slices::V1_CHECKPOINT_ADVICE
+            ),
             Sniffed::Other(kind) => format!("the file is {}, not a model", kind.describe()),
             _ => "the file is not a binary GraphDef (a frozen .pb), or it is damaged (truncated?)".to_string(),
         };

@@ -319,6 +319,7 @@ impl<'a> Facts<'a> {
                 Facts { types: l.iter().map(|t| dtype_to_proto(*t)).collect(), ..list("list(type)", l.len()) }
             }
             GraphAttr::ListShape(l) => list("list(shape)", l.len()),
+            GraphAttr::Unparsed(p) => Self::from_proto(p),
         }
     }
 

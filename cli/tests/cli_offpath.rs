@@ -1,0 +1,132 @@
+//! The command line on TensorFlow-written files of tests/data/offpath (scripts/gen_offpath.py):
+//! a graph with an op type tensorgraph does not implement (`Bucketize`) runs where the run
+//! does not need it, with one warning; GraphDef version semantics (a `shape {}` placeholder
+//! of producer 9 and 27); files that are not models named for what they are.
+
+mod common;
+use common::cli::{ok, s, tg};
+use common::repo_root;
+use std::path::{Path, PathBuf};
+use tensorgraph::Tensor;
+
+fn data(name: &str) -> PathBuf {
+    repo_root().join("tests/data/offpath").join(name)
+}
+
+fn npy(dir: &Path, name: &str, t: Tensor) -> String {
+    let p = dir.join(name);
+    t.write_npy(&p).unwrap();
+    s(&p)
+}
+
+#[test]
+fn run_needs_unknown_ops_only_on_its_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = s(&data("unknown_ops.pbtxt"));
+    let x = format!("x={}", npy(tmp.path(), "x.npy", Tensor::vector(vec![-1.0f32, 0.5, 3.0])));
+    let p0 = format!("p={}", npy(tmp.path(), "p0.npy", Tensor::scalar(false)));
+    let p1 = format!("p={}", npy(tmp.path(), "p1.npy", Tensor::scalar(true)));
+    let warning = format!(
+        "warning: {model}: 2 node(s) have op types tensorgraph does not implement: Bucketize (2); they were kept, and only a run that needs one of them fails\n"
+    );
+    // the untaken branch holds Bucketize: TensorFlow's values
+    let o = ok(&["run", &model, "--feed", &x, "--feed", &p0, "--fetch", "y:0"]);
+    assert_eq!(o.stdout, "y:0  float32  [3]\n  [-2.0, 1.0, 6.0]\n");
+    assert_eq!(o.stderr, warning);
+    // through it: the exact error, after the one warning
+    let o = tg(&["run", &model, "--feed", &x, "--fetch", "z:0"]);
+    assert_eq!(o.code, Some(1));
+    assert!(o.stdout.is_empty(), "{}", o.stdout);
+    assert_eq!(
+        o.stderr,
+        format!("{warning}error: running {model}: Unimplemented: the run needs 1 node(s) whose op types tensorgraph does not implement: 'direct' (Bucketize); feed or fetch around them\n")
+    );
+    let o = tg(&["run", &model, "--feed", &x, "--feed", &p1, "--fetch", "y:0"]);
+    assert_eq!(o.code, Some(1));
+    assert_eq!(
+        o.stderr,
+        format!("{warning}error: running {model}: Unimplemented: node 'cond/bucketize' (Bucketize) was reached on the run's live path, but tensorgraph does not implement op type Bucketize; the run's plan holds 1 such node(s): 'cond/bucketize' (Bucketize)\n")
+    );
+    // inspect lists them
+    let o = ok(&["inspect", &model]);
+    assert!(o.stdout.contains("unsupported op types: Bucketize (2)\n"), "{}", o.stdout);
+}
+
+#[test]
+fn an_empty_placeholder_shape_follows_the_producer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = format!("a={}", npy(tmp.path(), "a.npy", Tensor::vector(vec![1.0f32, 2.0, 3.0])));
+    let b = format!("b={}", npy(tmp.path(), "b.npy", Tensor::scalar(2.0f32)));
+    // producer 9: TensorFlow 2.21 gives [2, 4, 6]
+    let v9 = s(&data("placeholder_v9.pbtxt"));
+    let o = ok(&["run", &v9, "--feed", &a, "--feed", &b, "--fetch", "c:0"]);
+    assert_eq!(o.stdout, "c:0  float32  [3]\n  [2.0, 4.0, 6.0]\n");
+    let o = ok(&["inspect", &v9]);
+    assert!(
+        o.stdout.contains("  a  float32  <unknown>  (shape {} in a GraphDef of producer 9 <= 21: any shape)\n"),
+        "{}",
+        o.stdout
+    );
+    // producer 27: a scalar (TensorFlow: Cannot feed value of shape (3,) for Tensor a:0, which has shape ())
+    let v27 = s(&data("placeholder_v27.pbtxt"));
+    let o = tg(&["run", &v27, "--feed", &a, "--feed", &b, "--fetch", "c:0"]);
+    assert_eq!(o.code, Some(1));
+    assert_eq!(
+        o.stderr,
+        format!("error: running {v27}: InvalidArgument: Cannot feed value of shape [3] for Tensor a:0, which has shape []\n")
+    );
+    let o = ok(&["inspect", &v27]);
+    assert!(o.stdout.contains("  a  float32  []\n"), "{}", o.stdout);
+}
+
+const V1: &str = "a V1 checkpoint (the single-file tensor-slice format of tf.compat.v1.train.Saver(write_version=V1))";
+const V1_ADVICE: &str = "tensorgraph's checkpoint commands and CheckpointReader read V2 checkpoints (PREFIX.index and PREFIX.data-*); read this one with TensorSliceReader, or resave it as V2 with TensorFlow (tf.compat.v1.train.Saver restores it and saves V2)";
+use tensorgraph::io::model_file::SAVED_MODEL_HINT;
+
+/// Runs a command that must fail with exactly `error: {want}` (exit 1, nothing on stdout).
+fn fails_exactly(args: &[&str], want: &str) {
+    let o = tg(args);
+    assert_eq!(o.code, Some(1), "{}", o.stderr);
+    assert!(o.stdout.is_empty(), "{}", o.stdout);
+    assert_eq!(o.stderr, format!("error: {want}\n"));
+}
+
+#[test]
+fn files_that_are_not_models_are_named_for_what_they_are() {
+    let tmp = tempfile::tempdir().unwrap();
+    // a V1 checkpoint, as the model, as the checkpoint and to diff
+    let v1 = s(&repo_root().join("tests/data/legacy/v1_slices.ckpt"));
+    let as_model = format!("InvalidArgument: MODEL {v1} is {V1}, not a model; {V1_ADVICE}");
+    fails_exactly(&["inspect", &v1], &as_model);
+    fails_exactly(&["run", &v1, "--fetch", "a:0"], &as_model);
+    let meta = s(&common::fixtures().join("seed004/model.ckpt.meta"));
+    let as_ckpt = format!("InvalidArgument: {v1} is {V1}, not a V2 checkpoint prefix; {V1_ADVICE}");
+    fails_exactly(&["run", &meta, "--ckpt", &v1, "--fetch", "add_1:0"], &as_ckpt);
+    let out = s(&tmp.path().join("f.pb"));
+    fails_exactly(&["freeze", "--meta", &meta, "--ckpt", &v1, "--outputs", "add_1", "-o", &out], &as_ckpt);
+    let o = tg(&["diff", &v1, &v1]);
+    assert_eq!(o.code, Some(1));
+    assert!(o.stderr.contains(&as_ckpt), "{}", o.stderr);
+    // a SavedModel: its directory, its saved_model.pb, and that file renamed
+    let dir = data("saved_model");
+    let renamed = tmp.path().join("model.pb");
+    std::fs::copy(dir.join("saved_model.pb"), &renamed).unwrap();
+    for path in [dir.join("saved_model.pb"), renamed, dir.clone()] {
+        let p = s(&path);
+        let want = format!("InvalidArgument: MODEL {p} is a SavedModel, not a model file; {SAVED_MODEL_HINT}");
+        fails_exactly(&["run", &p, "--fetch", "y:0"], &want);
+        if path != dir {
+            fails_exactly(&["inspect", &p], &want);
+        }
+    }
+    fails_exactly(
+        &["inspect", &s(&dir)],
+        &format!("InvalidArgument: {} is a SavedModel, not a checkpoint directory; {SAVED_MODEL_HINT}", s(&dir)),
+    );
+    // an event file
+    let ev = s(&data("events.out.tfevents.offpath"));
+    fails_exactly(
+        &["run", &ev, "--fetch", "a:0"],
+        &format!("InvalidArgument: MODEL {ev} is a TensorBoard event file (tf.summary.FileWriter), not a model; give the model's .meta, .pb or .pbtxt file"),
+    );
+}
