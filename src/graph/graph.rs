@@ -40,6 +40,8 @@ pub(crate) struct GraphData {
     pub names: NameTable,
     pub collections: BTreeMap<String, Vec<CollectionItem>>,
     pub var_store: HashMap<String, StoredVariable>,
+    /// The function library and the calls instantiated on import.
+    pub functions: super::FunctionRecords,
 }
 
 impl GraphData {
