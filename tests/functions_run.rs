@@ -41,8 +41,7 @@ fn graph_def(file: &str) -> GraphDef {
     graph_def_from_text(&std::fs::read_to_string(data_dir().join(file)).unwrap()).unwrap()
 }
 
-/// `file` imported with its names unchanged; with `keep`, only what those nodes need
-/// (defun.pbtxt also holds TensorFlow's `SymbolicGradient`, which tensorgraph lacks).
+/// `file` imported with its names unchanged; with `keep`, only what those nodes need.
 fn graph(file: &str, keep: Option<&[&str]>) -> Graph {
     let mut gd = graph_def(file);
     if let Some(keep) = keep {
@@ -125,6 +124,12 @@ fn gradients_flow_through_defun_calls() {
     let want = c["outputs"].as_array().unwrap();
     assert_close("d loss / d x", &got[0], &want[0]);
     assert_close("d loss / d y", &got[1], &want[1]);
+}
+
+#[test]
+fn tensorflows_symbolic_gradient_of_a_defun_call() {
+    // defun.pbtxt whole: TensorFlow's gradient is a SymbolicGradient of the Defun `Outer`
+    check("defun_gradient", None);
 }
 
 #[test]

@@ -394,13 +394,23 @@ fn import_under(
     }
     log.finish(&g);
     drop(g);
+    if let Some(l) = lowered.as_ref().filter(|l| !l.gradients.is_empty()) {
+        // TF1's SymbolicGradient: built once the instantiated ops are in the graph
+        if let Err(e) = super::functions::build_gradients(graph, &l.gradients, &prefix) {
+            let mut g = graph.write();
+            log.finish(&g);
+            g.roll_back_import(log);
+            return Err(e);
+        }
+        log.finish(&graph.read());
+    }
     let operations = order.iter().map(|&i| Operation { graph: graph.clone(), id: ids[i] }).collect();
     Ok((ImportResult { prefix, operations, return_elements }, log))
 }
 
 /// The data inputs (graph ids) and control inputs of each node of `calls`, resolved
 /// against the import (`ids`: GraphDef index → graph id).
-fn resolved_calls(calls: &GraphDef, inputs: &Inputs, ids: &[usize]) -> Vec<(Vec<(usize, usize)>, Vec<usize>)> {
+fn resolved_calls(calls: &GraphDef, inputs: &Inputs, ids: &[usize]) -> Vec<super::functions::ResolvedInputs> {
     (0..calls.node.len())
         .map(|i| {
             let (mut data, mut control) = (Vec::new(), Vec::new());

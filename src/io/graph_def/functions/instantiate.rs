@@ -9,6 +9,10 @@ use crate::format::proto::{data_type_name, ArgDef, AttrMap, AttrValue, AttrValue
 use crate::ops;
 use std::collections::HashMap;
 
+/// For each output arg name of a node, its first flat output index and length (`None`:
+/// a functional op, whose `node:output:k` is output `k`).
+type OutputArgs = Option<HashMap<String, (usize, usize)>>;
+
 /// The functions of a graph's library, by name.
 pub(super) type Library = HashMap<String, FunctionDef>;
 
@@ -104,7 +108,7 @@ fn substitute(fname: &str, node: &str, v: &mut AttrValue, attrs: &AttrMap<AttrVa
 }
 
 /// For each output arg name of body node `n`, its first flat output index and length.
-fn output_args(fname: &str, n: &NodeDef, lib: &Library) -> Result<Option<HashMap<String, (usize, usize)>>> {
+fn output_args(fname: &str, n: &NodeDef, lib: &Library) -> Result<OutputArgs> {
     if FUNCTIONAL_OPS.contains(&n.op.as_str()) {
         return Ok(None);
     }
@@ -165,7 +169,7 @@ pub(super) fn instantiate(
         arg_tensors.insert(a.name.as_str(), &args[start..start + types.len()]);
         start += types.len();
     }
-    let mut outputs_of: HashMap<&str, Option<HashMap<String, (usize, usize)>>> = HashMap::new();
+    let mut outputs_of: HashMap<&str, OutputArgs> = HashMap::new();
     for n in &f.node_def {
         outputs_of.insert(n.name.as_str(), output_args(fname, n, lib)?);
     }

@@ -22,6 +22,7 @@
 
 mod instantiate;
 mod nodes;
+mod symbolic_gradient;
 
 use crate::error::{Error, Result};
 use crate::format::proto::{AttrMap, AttrValue, AttrValueKind, FunctionDefLibrary, GraphDef, NameAttrList, NodeDef};
@@ -31,6 +32,8 @@ use nodes::{
     add_control, bool_attr, has_no_data_inputs, int_attr, node, string_attr, tensor, type_attr, type_list_attr, DT_BOOL,
 };
 use std::collections::{BTreeSet, HashSet};
+pub(crate) use symbolic_gradient::build_gradients;
+use symbolic_gradient::SymbolicGradient;
 
 /// Nested instantiations deeper than this are taken for recursion.
 const MAX_DEPTH: usize = 64;
@@ -45,7 +48,12 @@ pub(crate) struct Lowered {
     pub instantiated: HashSet<String>,
     /// The names of the library's functions, in library order.
     pub function_names: Vec<String>,
+    /// The `SymbolicGradient` nodes, whose gradients are built once the graph is imported.
+    pub gradients: Vec<SymbolicGradient>,
 }
+
+/// A node's data inputs (graph ids and output indices) and control inputs (graph ids).
+pub(crate) type ResolvedInputs = (Vec<(usize, usize)>, Vec<usize>);
 
 /// Records in `g` what import did with `l` (the lowered GraphDef, imported): the
 /// library's functions, the original form of each call node (`resolved[i]`: the data and
@@ -55,7 +63,7 @@ pub(crate) fn record(
     g: &mut GraphData,
     l: &Lowered,
     library: Option<&FunctionDefLibrary>,
-    resolved: Vec<(Vec<(usize, usize)>, Vec<usize>)>,
+    resolved: Vec<ResolvedInputs>,
     id_of: impl Fn(&str) -> Option<usize>,
 ) {
     if let Some(lib) = library {
@@ -76,7 +84,7 @@ pub(crate) fn record(
 
 /// True when `op` is run by instantiating a function (given the library's names).
 fn is_call(op: &str, lib: &Library) -> bool {
-    (FUNCTIONAL_OPS.contains(&op) && op != "SymbolicGradient") || lib.contains_key(op)
+    FUNCTIONAL_OPS.contains(&op) || lib.contains_key(op)
 }
 
 /// `gd`'s nodes with every function call instantiated, or `None` when it has no library
@@ -101,9 +109,16 @@ pub(crate) fn lower(gd: &GraphDef) -> Result<Option<Lowered>> {
         instantiated: HashSet::new(),
         calls: Vec::new(),
         stack: Vec::new(),
+        gradients: Vec::new(),
     };
     x.expand(gd.node.clone(), None, true)?;
-    Ok(Some(Lowered { nodes: x.out, calls: x.calls, instantiated: x.instantiated, function_names }))
+    Ok(Some(Lowered {
+        nodes: x.out,
+        calls: x.calls,
+        instantiated: x.instantiated,
+        function_names,
+        gradients: x.gradients,
+    }))
 }
 
 /// The state of one [`lower`].
@@ -116,6 +131,7 @@ struct Expander<'a> {
     calls: Vec<NodeDef>,
     /// The functions being instantiated, outermost first (for recursion and messages).
     stack: Vec<String>,
+    gradients: Vec<SymbolicGradient>,
 }
 
 impl Expander<'_> {
@@ -132,6 +148,7 @@ impl Expander<'_> {
             let replaced = match n.op.as_str() {
                 "If" | "StatelessIf" => Some(self.lower_if(&n, anchor)?),
                 "While" | "StatelessWhile" => Some(self.lower_while(&n, anchor)?),
+                "SymbolicGradient" => Some(self.symbolic_gradient(&n, anchor)?),
                 "PartitionedCall" | "StatefulPartitionedCall" => {
                     let f = func_attr(&n, "f")?;
                     Some(self.call(&n, &f.name, &f.attr, anchor)?)
@@ -234,12 +251,27 @@ impl Expander<'_> {
     fn call(&mut self, n: &NodeDef, fname: &str, attrs: &AttrMap<AttrValue>, anchor: Option<&str>) -> Result<NodeDef> {
         let prefix = self.unique_prefix(&n.name);
         let (data, controls) = split_inputs(n);
-        let f = self.lib.get(fname);
-        let in_types = match f.and_then(|f| f.signature.as_ref()) {
+        let (args, body_anchor) = self.call_inputs(fname, attrs, &prefix, &data, &controls, anchor)?;
+        let inst = self.body(n, fname, attrs, &prefix, &args, body_anchor.as_deref())?;
+        Ok(replacement(n, &inst.outputs, &inst.output_types, &inst.control_outputs))
+    }
+
+    /// The Identities `prefix/input/_i` through which a call of `fname` reads `data`, and
+    /// the anchor its body's nodes without inputs wait for: a `NoOp` on the call's
+    /// `controls` and the enclosing `anchor` (`None` when there are neither).
+    fn call_inputs(
+        &mut self,
+        fname: &str,
+        attrs: &AttrMap<AttrValue>,
+        prefix: &str,
+        data: &[String],
+        controls: &[String],
+        anchor: Option<&str>,
+    ) -> Result<(Vec<String>, Option<String>)> {
+        let in_types = match self.lib.get(fname).and_then(|f| f.signature.as_ref()) {
             Some(sig) => arg_types(fname, &sig.input_arg, attrs)?.concat(),
             None => Vec::new(),
         };
-        // the body's nodes without inputs wait for the call's control inputs (and anchor)
         let mut body_anchor = None;
         if !controls.is_empty() || anchor.is_some() {
             let name = format!("{prefix}/input_control_node/_0");
@@ -257,8 +289,46 @@ impl Expander<'_> {
             self.emit(node(&name, "Identity", inputs, vec![("T", type_attr(t))]));
             args.push(name);
         }
-        let inst = self.body(n, fname, attrs, &prefix, &args, body_anchor.as_deref())?;
-        Ok(replacement(n, &inst.outputs, &inst.output_types, &inst.control_outputs))
+        Ok((args, body_anchor))
+    }
+
+    /// `SymbolicGradient` node `n` (inputs: the function's inputs, then one gradient per
+    /// output): the function instantiated under `<n>/forward`, and an `IdentityN` named
+    /// `n` of its inputs, rewired to their gradients once the graph is imported.
+    fn symbolic_gradient(&mut self, n: &NodeDef, anchor: Option<&str>) -> Result<NodeDef> {
+        let f = func_attr(n, "f")?;
+        let fdef = self.lib.get(&f.name).ok_or_else(|| {
+            Error::not_found(format!(
+                "function '{}' (called by node '{}', op {}) is not in the graph's function library",
+                f.name, n.name, n.op
+            ))
+        })?;
+        let sig = fdef.signature.as_ref().ok_or_else(|| cannot_instantiate(&f.name, "it has no signature"))?;
+        let in_types = arg_types(&f.name, &sig.input_arg, &f.attr)?.concat();
+        let n_out = arg_types(&f.name, &sig.output_arg, &f.attr)?.concat().len();
+        let prefix = self.unique_prefix(&n.name);
+        let (data, controls) = split_inputs(n);
+        if data.len() != in_types.len() + n_out {
+            return Err(cannot_instantiate(
+                &f.name,
+                format!(
+                    "its gradient '{}' (SymbolicGradient) has {} inputs, but the function has {} inputs and {n_out} outputs",
+                    n.name,
+                    data.len(),
+                    in_types.len()
+                ),
+            ));
+        }
+        let (xs, dys) = data.split_at(in_types.len());
+        let (args, body_anchor) = self.call_inputs(&f.name, &f.attr, &prefix, xs, &controls, anchor)?;
+        let inst = self.body(n, &f.name, &f.attr, &format!("{prefix}/forward"), &args, body_anchor.as_deref())?;
+        self.gradients.push(SymbolicGradient {
+            node: n.name.clone(),
+            xs: args.clone(),
+            ys: inst.outputs.clone(),
+            dys: dys.to_vec(),
+        });
+        Ok(replacement(n, &args, &in_types, &[]))
     }
 
     /// `If`/`StatelessIf` node `n` as Switch/Merge (TensorFlow's `LowerIfOp`); returns the
