@@ -127,3 +127,24 @@ fn a_recursive_function_is_refused() {
     let e = import(&call_graph(r#"input: "x""#, "F", body)).unwrap_err();
     assert!(e.message.contains("function 'F' cannot be instantiated: it calls itself"), "{e}");
 }
+
+#[test]
+fn identity_n_forwards_each_input_and_its_gradient() {
+    use tensorgraph::{ops, DType};
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s.named("x"), DType::Float, [Some(2)]).unwrap();
+    let k = ops::placeholder(&s.named("k"), DType::Int32, [None]).unwrap();
+    let outs = ops::identity_n(&s, &[&x, &k]).unwrap();
+    assert_eq!(outs[0].name(), "IdentityN:0");
+    assert_eq!((outs[0].dtype(), outs[1].dtype()), (DType::Float, DType::Int32));
+    let y = ops::mul(&s, &outs[0], &outs[0]).unwrap();
+    let dx = tensorgraph::train::gradients(&[y], &[x.clone()], None).unwrap()[0].clone().unwrap();
+    let sess = Session::new(&g).unwrap();
+    let xv = Tensor::new(&[2], vec![3f32, -1.]).unwrap();
+    let kv = Tensor::new(&[3], vec![1i32, 2, 3]).unwrap();
+    let got = sess.run(&[(&x, xv), (&k, kv)], &[&outs[0], &outs[1], &dx], &[]).unwrap();
+    assert_eq!(got[0].as_slice::<f32>().unwrap(), &[3., -1.]);
+    assert_eq!(got[1].as_slice::<i32>().unwrap(), &[1, 2, 3]);
+    assert_eq!(got[2].as_slice::<f32>().unwrap(), &[6., -2.]);
+}
