@@ -139,7 +139,7 @@ fn identity_n_forwards_each_input_and_its_gradient() {
     assert_eq!(outs[0].name(), "IdentityN:0");
     assert_eq!((outs[0].dtype(), outs[1].dtype()), (DType::Float, DType::Int32));
     let y = ops::mul(&s, &outs[0], &outs[0]).unwrap();
-    let dx = tensorgraph::train::gradients(&[y], &[x.clone()], None).unwrap()[0].clone().unwrap();
+    let dx = tensorgraph::train::gradients(&[y], std::slice::from_ref(&x), None).unwrap()[0].clone().unwrap();
     let sess = Session::new(&g).unwrap();
     let xv = Tensor::new(&[2], vec![3f32, -1.]).unwrap();
     let kv = Tensor::new(&[3], vec![1i32, 2, 3]).unwrap();
