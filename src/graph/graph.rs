@@ -43,6 +43,8 @@ pub(crate) struct GraphData {
     /// The GraphDef versions the graph writes; `None` for TensorFlow 2.21's (a graph
     /// built here). Imports merge theirs in ([`GraphData::merge_imported_versions`]).
     pub versions: Option<crate::format::proto::VersionDef>,
+    /// The function library and the calls instantiated on import.
+    pub functions: super::FunctionRecords,
 }
 
 impl GraphData {

@@ -88,5 +88,6 @@ impl GraphData {
             self.by_name.remove(&self.nodes, &self.nodes[id].name);
         }
         self.nodes.truncate(log.base);
+        self.functions.truncate(log.base);
     }
 }

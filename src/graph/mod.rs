@@ -4,6 +4,7 @@
 mod attr;
 mod attr_proto;
 pub mod collections;
+mod functions;
 #[allow(clippy::module_inception)]
 mod graph;
 mod import_log;
@@ -16,6 +17,7 @@ mod variable;
 
 pub use attr::{AttrValue, Attrs};
 pub use collections::CollectionValue;
+pub(crate) use functions::{CallRecord, FunctionRecords};
 pub(crate) use graph::CollectionItem;
 pub use graph::Graph;
 pub(crate) use graph::GraphData;

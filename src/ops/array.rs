@@ -16,6 +16,7 @@
 mod broadcast_to;
 mod concat;
 mod gather;
+mod identity_n;
 mod layout;
 mod mirror_pad;
 mod one_hot;
@@ -38,6 +39,7 @@ mod unique;
 pub use broadcast_to::{broadcast_to, broadcast_to_shape, BroadcastTo};
 pub use concat::{concat, concat_dyn, concat_v1, Concat, ConcatOffset, ConcatV2};
 pub use gather::{gather, gather_dyn, gather_v1, Gather, GatherV2};
+pub use identity_n::{identity_n, IdentityN};
 pub use mirror_pad::{mirror_pad, mirror_pad_dyn, mirror_pad_grad_op, MirrorPad, MirrorPadGrad};
 pub use one_hot::{one_hot, OneHot};
 pub use pad::{pad, pad_dyn, pad_v2, pad_v2_dyn, Pad, PadV2};
@@ -113,6 +115,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &Split,
     &SplitV,
     &DynamicStitch,
+    &IdentityN,
 ];
 
 /// The prepared-kernel result of [`RegisteredOp::prepare`] for `kernel`.

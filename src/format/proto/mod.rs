@@ -14,6 +14,7 @@
 mod attr_value;
 mod checkpoint_state;
 mod example;
+mod function;
 mod graph;
 mod map_fields;
 pub(crate) mod meta_graph;
@@ -26,6 +27,7 @@ mod types;
 pub use attr_value::{AttrValue, ListValue, NameAttrList, Value as AttrValueKind};
 pub use checkpoint_state::CheckpointState;
 pub use example::{Example, Feature, FeatureKind, Features};
+pub use function::{FunctionDef, GradientDef};
 pub use graph::{
     ExperimentalDebugInfo, FunctionDefLibrary, GraphDef, NodeDef, VersionDef, GRAPH_DEF_VERSION,
     GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER,

@@ -1,7 +1,7 @@
 //! `Graph` → `GraphDef` (`tf.Graph.as_graph_def`).
 
-use crate::format::proto::{AttrMap, AttrValue, GraphDef, NodeDef, VersionDef};
-use crate::graph::{AttrValue as GraphAttr, Graph, Node};
+use crate::format::proto::{AttrMap, AttrValue, FunctionDefLibrary, GraphDef, NodeDef, VersionDef};
+use crate::graph::{AttrValue as GraphAttr, CallRecord, Graph, GraphData, Node};
 use std::sync::Arc;
 
 /// The input string of output `index` of `name`: `name` for output 0, else `name:index`.
@@ -35,12 +35,69 @@ fn node_def(nodes: &[Arc<Node>], n: &Node, add_shapes: bool) -> NodeDef {
     }
 }
 
+/// A call node instantiated on import, written as the `GraphDef` had it (`rec`).
+fn call_node_def(nodes: &[Arc<Node>], n: &Node, rec: &CallRecord, add_shapes: bool) -> NodeDef {
+    let mut def = node_def(nodes, n, add_shapes);
+    let mut input: Vec<String> = rec.inputs.iter().map(|&(src, i)| input_name(&nodes[src].name, i)).collect();
+    input.extend(rec.control_inputs.iter().map(|&c| format!("^{}", nodes[c].name)));
+    def.input = input;
+    def.op = rec.op.clone();
+    let shapes = def.attr.get("_output_shapes").cloned();
+    def.attr = rec.attr.clone();
+    if let Some(s) = shapes {
+        def.attr.insert("_output_shapes".to_string(), s);
+    }
+    def
+}
+
+/// Which nodes `to_graph_def` writes: all but those instantiated from functions on
+/// import, unless a written node reads them (a gradient built on an instantiated op).
+fn written(g: &GraphData) -> Vec<bool> {
+    let f = &g.functions;
+    let mut out: Vec<bool> = (0..g.nodes.len()).map(|i| !f.instantiated.contains(&i)).collect();
+    if f.instantiated.is_empty() {
+        return out;
+    }
+    let mut stack: Vec<usize> = (0..g.nodes.len()).filter(|&i| out[i]).collect();
+    while let Some(i) = stack.pop() {
+        let (data, control) = match f.calls.get(&i) {
+            Some(rec) => (&rec.inputs, &rec.control_inputs),
+            None => (&g.nodes[i].inputs, &g.nodes[i].control_inputs),
+        };
+        for src in data.iter().map(|&(s, _)| s).chain(control.iter().copied()) {
+            if !out[src] {
+                out[src] = true;
+                stack.push(src);
+            }
+        }
+    }
+    out
+}
+
 impl Graph {
+    /// The function library of the `GraphDef`s imported into this graph (their `library`
+    /// fields merged, each function name defined once), as [`Graph::to_graph_def`] writes
+    /// it; `None` when there is none.
+    pub fn function_library(&self) -> Option<FunctionDefLibrary> {
+        let g = self.read();
+        (!g.functions.library.is_empty()).then(|| g.functions.library.clone())
+    }
+
+    /// True when op `id` was made by instantiating a function body on import (a node of a
+    /// called function, or of a lowered `If`/`While`); [`Graph::to_graph_def`] leaves it out
+    /// unless another written node reads it.
+    pub fn is_instantiated(&self, id: usize) -> bool {
+        self.read().functions.instantiated.contains(&id)
+    }
+
     /// The graph as a `GraphDef` (`tf.Graph.as_graph_def()`): every node in creation
     /// order with its op type, inputs (`name`, `name:1`, then control inputs `^name`),
     /// device and attrs, and the graph's [`versions`](Graph::versions): `{producer: 2474}`
     /// as TensorFlow 2.21 writes for a graph built here, an imported GraphDef's (merged)
-    /// for an imported one, as TensorFlow keeps them.
+    /// for an imported one, as TensorFlow keeps them. A
+    /// graph imported with a function library writes it back (`library`), its function
+    /// calls as they were read (the nodes their instantiation made are left out unless
+    /// another written node reads them).
     pub fn to_graph_def(&self) -> GraphDef {
         self.graph_def_impl(false)
     }
@@ -62,9 +119,21 @@ impl Graph {
 
     fn graph_def_impl(&self, add_shapes: bool) -> GraphDef {
         let g = self.read();
+        let written = written(&g);
+        let node = g
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| written[i])
+            .map(|(i, n)| match g.functions.calls.get(&i) {
+                Some(rec) => call_node_def(&g.nodes, n, rec, add_shapes),
+                None => node_def(&g.nodes, n, add_shapes),
+            })
+            .collect();
+        let library = &g.functions.library;
         GraphDef {
-            node: g.nodes.iter().map(|n| node_def(&g.nodes, n, add_shapes)).collect(),
-            library: None,
+            node,
+            library: (!library.is_empty()).then(|| library.clone()),
             version: 0,
             versions: Some(g.graph_versions()),
             debug_info: None,

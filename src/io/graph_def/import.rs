@@ -272,6 +272,22 @@ fn import_under(
     prefix: String,
 ) -> Result<(ImportResult, ImportLog)> {
     check_versions(graph_def)?;
+    // function calls instantiated (see `functions`); the original call nodes are recorded below
+    let lowered = super::functions::lower(graph_def)?;
+    let expanded;
+    let (graph_def, library) = match &lowered {
+        Some(l) => {
+            expanded = GraphDef {
+                node: l.nodes.clone(),
+                library: None,
+                version: graph_def.version,
+                versions: graph_def.versions.clone(),
+                debug_info: None,
+            };
+            (&expanded, graph_def.library.as_ref())
+        }
+        None => (graph_def, None),
+    };
     let nodes = &graph_def.node;
     // index and validate
     let mut index: HashMap<&str, usize> = HashMap::with_capacity_and_hasher(nodes.len(), Default::default());
@@ -400,6 +416,18 @@ fn import_under(
         g.roll_back(log);
         return Err(e);
     }
+    if let Some(l) = &lowered {
+        let calls = GraphDef { node: l.calls.clone(), ..Default::default() };
+        let id_of = |name: &str| index.get(name).map(|&i| ids[i]);
+        let record =
+            resolve_inputs(&calls, &index, &input_map, &control_map, &mut HashMap::default()).map(|resolved| {
+                super::functions::record(&mut g, l, library, resolved_calls(&calls, &resolved, &ids), id_of)
+            });
+        if let Err(e) = record {
+            g.roll_back(log);
+            return Err(e);
+        }
+    }
     let mut return_elements = Vec::with_capacity(options.return_elements.len());
     for r in &options.return_elements {
         match return_element(graph, &g, r, &index, &ids, &input_map) {
@@ -413,12 +441,41 @@ fn import_under(
     g.merge_imported_versions(&graph_def.versions.clone().unwrap_or_default(), &mut log);
     log.finish(&g);
     drop(g);
+    if let Some(l) = lowered.as_ref().filter(|l| !l.gradients.is_empty()) {
+        // TF1's SymbolicGradient: built once the instantiated ops are in the graph
+        if let Err(e) = super::functions::build_gradients(graph, &l.gradients, &prefix) {
+            let mut g = graph.write();
+            log.finish(&g);
+            g.roll_back_import(log);
+            return Err(e);
+        }
+        log.finish(&graph.read());
+    }
     let operations = order.iter().map(|&i| Operation { graph: graph.clone(), id: ids[i] }).collect();
     let unknown_ops = (0..nodes.len())
         .filter(|i| defs[*i].is_none())
         .map(|i| Operation { graph: graph.clone(), id: ids[i] })
         .collect();
     Ok((ImportResult { prefix, operations, return_elements, unknown_ops }, log))
+}
+
+/// The data inputs (graph ids) and control inputs of each node of `calls`, resolved
+/// against the import (`ids`: GraphDef index → graph id).
+fn resolved_calls(calls: &GraphDef, inputs: &Inputs, ids: &[usize]) -> Vec<super::functions::ResolvedInputs> {
+    (0..calls.node.len())
+        .map(|i| {
+            let (mut data, mut control) = (Vec::new(), Vec::new());
+            for input in inputs.of(i) {
+                match *input {
+                    Input::Data { node, index } => data.push((ids[node], index)),
+                    Input::MappedData(o) => data.push((o.op, o.index)),
+                    Input::Control(node) => control.push(ids[node]),
+                    Input::MappedControl(id) => control.push(id),
+                }
+            }
+            (data, control)
+        })
+        .collect()
 }
 
 /// TensorFlow's node-name rule (`IsValidNodeName`): a letter, digit or `.`, then letters,

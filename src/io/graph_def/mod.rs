@@ -19,6 +19,7 @@
 
 mod export;
 mod freeze;
+mod functions;
 mod import;
 mod text;
 mod unknown_outputs;
