@@ -21,8 +21,6 @@ pub struct DemoArgs {
     pub out: PathBuf,
     /// A CSV to train on instead of iris.
     pub data: Option<PathBuf>,
-    /// Which model to train.
-    pub model: DemoModel,
     /// Training steps (`None`: the model's default).
     pub steps: Option<usize>,
     /// Seed of the split and the initializers.
@@ -107,15 +105,9 @@ pub(crate) fn prepare_out(args: &DemoArgs, outputs: &[(&str, Writes)]) -> Result
     Ok(())
 }
 
-/// `tensorgraph demo`: the chosen model, trained, saved, frozen, restored and used.
-pub fn run(args: &DemoArgs) -> Result<(), String> {
-    match args.model {
-        DemoModel::Mlp => run_mlp(args, args.steps.unwrap_or(DEFAULT_STEPS)),
-        DemoModel::Cnn => crate::demo_cnn::run(args, args.steps.unwrap_or(crate::demo_cnn::DEFAULT_STEPS)),
-    }
-}
-
-fn run_mlp(args: &DemoArgs, steps: usize) -> Result<(), String> {
+/// `tensorgraph demo --model mlp`: the MLP trained `steps` steps, saved, frozen, restored
+/// into a [`Forecaster`] and used (`--model cnn` is [`crate::demo_cnn::run`]).
+pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
     // the output directory first, so a bad --out fails before training
     prepare_out(args, &OUTPUTS)?;
     let data = match &args.data {

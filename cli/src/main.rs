@@ -261,7 +261,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { out, model, data, steps, seed, force } => {
-            demo::run(&demo::DemoArgs { out, model, data, steps, seed, force })
+            let args = demo::DemoArgs { out, data, steps, seed, force };
+            match model {
+                demo::DemoModel::Mlp => demo::run(&args, steps.unwrap_or(demo::DEFAULT_STEPS)),
+                demo::DemoModel::Cnn => demo_cnn::run(&args, steps.unwrap_or(demo_cnn::DEFAULT_STEPS)),
+            }
         }
         Command::Inspect { ckpt, json, .. } if saved_model::is_saved_model(&ckpt) => saved_model::inspect(&ckpt, json),
         Command::Inspect { ckpt, values, json } => inspect::run(&inspect::InspectArgs { ckpt, values, json }),

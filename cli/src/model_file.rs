@@ -73,10 +73,14 @@ pub fn op_type_counts(gd: &GraphDef) -> BTreeMap<&str, usize> {
 }
 
 /// The op types among `counts` (see [`op_type_counts`]) that tensorgraph does not
-/// implement, with their node counts, most frequent first.
-pub fn unsupported_op_types<'a>(counts: &BTreeMap<&'a str, usize>) -> Vec<(&'a str, usize)> {
-    let mut v: Vec<(&str, usize)> =
-        counts.iter().map(|(&op, &n)| (op, n)).filter(|(op, _)| ops::lookup(op).is_err()).collect();
+/// implement in `gd` (function calls of its library count as implemented), with their node
+/// counts, most frequent first.
+pub fn unsupported_op_types<'a>(gd: &GraphDef, counts: &BTreeMap<&'a str, usize>) -> Vec<(&'a str, usize)> {
+    let mut v: Vec<(&str, usize)> = counts
+        .iter()
+        .map(|(&op, &n)| (op, n))
+        .filter(|(op, _)| !tensorgraph::io::graph_def::runs_op_type(gd, op))
+        .collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     v
 }

@@ -127,7 +127,7 @@ pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
         Model::Graph(_) => None,
     };
     let s = summarize(&gd);
-    let unsupported = unsupported_op_types(&s.op_types);
+    let unsupported = unsupported_op_types(&gd, &s.op_types);
     let format = if meta.is_some() { "MetaGraphDef" } else { "GraphDef" };
     let text_encoded = file.kind.is_text();
     let collections: Vec<String> =

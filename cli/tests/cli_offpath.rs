@@ -107,22 +107,28 @@ fn files_that_are_not_models_are_named_for_what_they_are() {
     let o = tg(&["diff", &v1, &v1]);
     assert_eq!(o.code, Some(1));
     assert!(o.stderr.contains(&as_ckpt), "{}", o.stderr);
-    // a SavedModel: its directory, its saved_model.pb, and that file renamed
+    // a SavedModel: its directory and its saved_model.pb go to the SavedModel commands
+    // (inspect lists its signatures; run wants them by key); that file renamed is named with
+    // the hint
     let dir = data("saved_model");
+    for path in [dir.join("saved_model.pb"), dir.clone()] {
+        let p = s(&path);
+        let want = format!("{p} is a SavedModel: give its signature's inputs and outputs by key (--input KEY=FILE.npy, --output KEY) instead of --feed/--fetch, and no --ckpt (its variables/ are restored); tensorgraph inspect {p} lists them");
+        fails_exactly(&["run", &p, "--fetch", "y:0"], &want);
+        let o = tg(&["inspect", &p]);
+        assert_eq!(o.code, Some(0), "{}", o.stderr);
+        assert!(
+            o.stdout.starts_with(&format!("SavedModel {p}\nMetaGraphDef with tag-set: {{\"serve\"}}\n")),
+            "{}",
+            o.stdout
+        );
+    }
     let renamed = tmp.path().join("model.pb");
     std::fs::copy(dir.join("saved_model.pb"), &renamed).unwrap();
-    for path in [dir.join("saved_model.pb"), renamed, dir.clone()] {
-        let p = s(&path);
-        let want = format!("InvalidArgument: MODEL {p} is a SavedModel, not a model file; {SAVED_MODEL_HINT}");
-        fails_exactly(&["run", &p, "--fetch", "y:0"], &want);
-        if path != dir {
-            fails_exactly(&["inspect", &p], &want);
-        }
-    }
-    fails_exactly(
-        &["inspect", &s(&dir)],
-        &format!("InvalidArgument: {} is a SavedModel, not a checkpoint directory; {SAVED_MODEL_HINT}", s(&dir)),
-    );
+    let p = s(&renamed);
+    let want = format!("InvalidArgument: MODEL {p} is a SavedModel, not a model file; {SAVED_MODEL_HINT}");
+    fails_exactly(&["run", &p, "--fetch", "y:0"], &want);
+    fails_exactly(&["inspect", &p], &want);
     // an event file
     let ev = s(&data("events.out.tfevents.offpath"));
     fails_exactly(

@@ -47,12 +47,14 @@ pub fn batch_normalization(
     let shape = x.shape();
     let channels = match shape.dims() {
         Some([_, _, _, Some(c)]) if x.dtype() == DType::Float => *c,
-        _ => return Err(Error::invalid_argument(format!(
+        _ => {
+            return Err(Error::invalid_argument(format!(
             "batch_normalization {name}: input {} must be 4-d float32 NHWC with a known channel count, but is {} {}",
             x.name(),
             x.dtype(),
             x.shape()
-        ))),
+        )))
+        }
     };
     s.variable_scope(name, Reuse::No, |vs| {
         let stat = VariableOptions { trainable: false, ..VariableOptions::default() };

@@ -78,3 +78,18 @@ pub(crate) fn decode_binary(bytes: &[u8]) -> Result<GraphDef> {
 pub fn write_graph_def(graph_def: &GraphDef, path: impl AsRef<Path>) -> Result<()> {
     crate::format::atomic_file::write_atomically(path.as_ref(), &graph_def.to_bytes())
 }
+
+/// Whether importing `graph_def` gives nodes of op type `op_type` something to run: a
+/// registered op, a functional op (`PartitionedCall`, `StatefulPartitionedCall`, `If`,
+/// `StatelessIf`, `While`, `StatelessWhile`, `SymbolicGradient`) instantiated from the
+/// GraphDef's function library on import, or a call of one of the library's functions (TF1
+/// `Defun`). Other op types are kept on import and fail only the runs that need them.
+pub fn runs_op_type(graph_def: &GraphDef, op_type: &str) -> bool {
+    crate::ops::lookup(op_type).is_ok()
+        || functions::is_functional_op(op_type)
+        || graph_def
+            .library
+            .as_ref()
+            .and_then(|l| l.functions().ok())
+            .is_some_and(|fs| fs.iter().any(|f| f.name() == op_type))
+}

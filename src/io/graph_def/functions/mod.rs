@@ -93,6 +93,12 @@ fn is_call(op: &str, lib: &Library) -> bool {
 /// function and what is missing (a function the library lacks, an attr, an arg count that
 /// differs from the call's inputs, recursion); `Unimplemented` for a body op tensorgraph
 /// lacks; `DataLoss` for a library entry that is not a `FunctionDef`.
+/// Whether nodes of `op_type` are function calls or functional control flow that import
+/// instantiates.
+pub(crate) fn is_functional_op(op_type: &str) -> bool {
+    instantiate::FUNCTIONAL_OPS.contains(&op_type)
+}
+
 pub(crate) fn lower(gd: &GraphDef) -> Result<Option<Lowered>> {
     let empty = FunctionDefLibrary::default();
     let library = gd.library.as_ref().unwrap_or(&empty);
