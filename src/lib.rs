@@ -6,6 +6,7 @@
 //! (the op registry and the builder functions), [`init`], [`session`], [`train`], [`io`],
 //! [`models`]. ARCHITECTURE.md in the repository has the rules and how to add an op.
 #![warn(missing_docs)]
+#![deny(rustdoc::broken_intra_doc_links, rustdoc::private_intra_doc_links, rustdoc::redundant_explicit_links)]
 
 pub mod error;
 pub mod format;

@@ -106,11 +106,12 @@ fn bad_specs_rows_and_checkpoints_are_errors() {
         bad(ForecasterSpec { classes: 0, ..spec() }),
         "InvalidArgument: forecaster spec: features (2) and classes (0) must be at least 1"
     );
-    // a checkpoint of another model: the restore error names the mismatch
+    // a checkpoint of another model: the restore error names the mismatch; every name is
+    // there, so it is TensorFlow's InvalidArgument (a shape mismatch), not NotFound
     assert_eq!(
         bad(ForecasterSpec { hidden: vec![4], ..spec() }),
         format!(
-            "NotFound: Restoring from checkpoint {} failed.\n3 dtype/shape mismatch(es):\n  layer1/biases: checkpoint has float32 [3], graph has float32 [4]\n  layer1/weights: checkpoint has float32 [2, 3], graph has float32 [2, 4]\n  output/weights: checkpoint has float32 [3, 2], graph has float32 [4, 2]\nThe checkpoint has 10 name(s) the graph does not: beta1_power, beta2_power, layer1/biases/Adam, layer1/biases/Adam_1, layer1/weights/Adam, layer1/weights/Adam_1, output/biases/Adam, output/biases/Adam_1, output/weights/Adam, output/weights/Adam_1",
+            "InvalidArgument: Restoring from checkpoint {} failed.\n3 dtype/shape mismatch(es):\n  layer1/biases: checkpoint has float32 [3], graph has float32 [4]\n  layer1/weights: checkpoint has float32 [2, 3], graph has float32 [2, 4]\n  output/weights: checkpoint has float32 [3, 2], graph has float32 [4, 2]\nThe checkpoint has 10 name(s) the graph does not: beta1_power, beta2_power, layer1/biases/Adam, layer1/biases/Adam_1, layer1/weights/Adam, layer1/weights/Adam_1, output/biases/Adam, output/biases/Adam_1, output/weights/Adam, output/weights/Adam_1",
             tmp.path().join("model.ckpt").display()
         )
     );

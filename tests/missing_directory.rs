@@ -49,3 +49,26 @@ fn writers_name_the_missing_directory() {
     write_checkpoint(missing.join("c"), &t).unwrap();
     assert!(missing.join("c.index").is_file());
 }
+
+/// A directory where a file is expected (`np.load("dir")`, `np.save` over a directory) is
+/// `FailedPrecondition` (TensorFlow's code for `EISDIR`) saying so, not the bare
+/// `Unknown: ... Is a directory (os error 21)`; the directory is left as it was.
+#[test]
+fn a_directory_where_a_file_is_expected_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("x.npy");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("keep"), "k").unwrap();
+    let d = dir.display();
+    assert_eq!(
+        Tensor::read_npy(&dir).unwrap_err().to_string(),
+        format!("FailedPrecondition: cannot read {d}: {d} is a directory; give the path of a file")
+    );
+    let e = Tensor::scalar(1f32).write_npy(&dir).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("FailedPrecondition: cannot rename into place {d}: {d} is a directory; give the path of a file")
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("keep")).unwrap(), "k");
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "no temporary file is left behind");
+}

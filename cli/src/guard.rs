@@ -104,7 +104,8 @@ pub fn check_output(arg: &str, out: &Path, writes: Writes, inputs: &[Input], for
     let what = match detect(out) {
         Ok(kind) if writes.replaces(kind) => return Ok(()),
         Ok(kind) => kind.describe().to_string(),
-        Err(e) => format!("not {} ({})", writes.describe(), e.message),
+        // content of no kind tensorgraph knows: the reader's parse error would only confuse
+        Err(_) => format!("not {} (its content is of no kind tensorgraph recognises)", writes.describe()),
     };
     Err(format!(
         "AlreadyExists: {arg} {shown} exists and is {what}; this command writes {} and does not replace a file of another kind. Write to another file, or pass --force to replace it",

@@ -58,9 +58,19 @@ fn model_error(path: &Path, arg: &str, e: tensorgraph::Error) -> String {
         }
         Ok(ModelFileKind::SavedModel) => format!("{}: {arg} {}", e.code, e.message),
         _ if path.is_dir() => format!("{}: {arg} {} (a checkpoint directory goes to --ckpt)", e.code, e.message),
-        _ if e.message.starts_with(&shown) => format!("{}: {arg} {}", e.code, e.message),
+        _ if e.message.starts_with(&shown) => format!("{}: {arg} {}", e.code, without_library_calls(&e.message)),
         _ => e.to_string(),
     }
+}
+
+/// The library's message for a damaged model without its closing advice on which library
+/// call reads the kind (`; a meta graph is read with read_meta_graph ...`): a command-line
+/// user calls none, and the command already reads each kind with the right one.
+fn without_library_calls(message: &str) -> &str {
+    ["; a meta graph is read with ", "; a GraphDef is read with "]
+        .iter()
+        .find_map(|advice| message.find(advice))
+        .map_or(message, |i| &message[..i])
 }
 
 /// The number of nodes of each op type of `gd`, by op type.

@@ -131,6 +131,12 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     if args.fetches.is_empty() {
         return Err("nothing to run: give at least one --fetch NAME:0".into());
     }
+    if let Some(dir) = args.out.as_deref().filter(|d| d.exists() && !d.is_dir()) {
+        return Err(format!(
+            "InvalidArgument: --out {} is a file; --out takes a directory (created if missing), where each fetch is written as NAME_0.npy",
+            dir.display()
+        ));
+    }
     let (model, ckpt) = model_and_checkpoint(args)?;
     let graph = Graph::new();
     let loaded = load_model(&graph, &model, "MODEL")?;
@@ -184,15 +190,21 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         fetches.iter().filter_map(|(_, f)| if let Fetch::Target(o) = f { Some(o) } else { None }).collect();
     let feed_refs: Vec<(&Output, Tensor)> = feeds.iter().map(|(o, t)| (o, t.clone())).collect();
     let values = sess.run(&feed_refs, &tensors, &targets).map_err(|e| {
-        let hint = if e.code == Code::FailedPrecondition && loaded.kind == ModelKind::Meta && ckpt.is_none() {
-            "; pass --ckpt PREFIX to restore the variables"
-        } else {
-            ""
-        };
-        format!("running {}: {e}{hint}", model.display())
+        if e.code == Code::FailedPrecondition && loaded.kind == ModelKind::Meta && ckpt.is_none() {
+            // the library's advice (run the initializer) is for code: a command line run
+            // of a .meta gets its variables from a checkpoint
+            let msg = e.to_string();
+            let cut = msg.find(" Run the initializer first").map_or(msg.as_str(), |i| &msg[..i]);
+            return format!(
+                "running {}: {cut} Pass --ckpt PREFIX to restore the variables from a checkpoint (or give the checkpoint prefix as MODEL: its .meta beside it is used)",
+                model.display()
+            );
+        }
+        format!("running {}: {e}", model.display())
     })?;
     if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the --out directory {}: {e}", dir.display()))?;
     }
     let mut values = values.into_iter();
     let mut text = String::new();

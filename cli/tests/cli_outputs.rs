@@ -170,6 +170,36 @@ fn run_out_never_writes_over_a_feed_or_another_kind_without_force() {
     );
 }
 
+/// `run --out` takes a directory: an existing file there is refused before anything runs
+/// (it used to fail after the run with `cannot create F: File exists (os error 17)`), and a
+/// file whose content tensorgraph does not know is called that, not a damaged GraphDef.
+#[test]
+fn run_out_is_a_directory_and_unknown_files_are_not_called_damaged_models() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mlp = fixtures().join("mlp");
+    let feed = format!("x={}", s(&mlp.join("inputs.npy")));
+    let run = |out: &Path| {
+        ["run", &s(&mlp.join("frozen.pb")), "--feed", &feed, "--fetch", "probs:0", "--out", &s(out)]
+            .map(String::from)
+            .to_vec()
+    };
+    let file = tmp.path().join("out.npy");
+    std::fs::write(&file, "notes").unwrap();
+    fails_with(
+        &run(&file),
+        &format!("InvalidArgument: --out {} is a file; --out takes a directory (created if missing), where each fetch is written as NAME_0.npy", s(&file)),
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "notes");
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("probs_0.npy"), "notes").unwrap();
+    fails_with(
+        &run(&out),
+        &format!("AlreadyExists: --out {} exists and is not a .npy file (its content is of no kind tensorgraph recognises); this command writes a .npy file and does not replace a file of another kind. {FORCE}", s(&out.join("probs_0.npy"))),
+    );
+    assert_eq!(std::fs::read_to_string(out.join("probs_0.npy")).unwrap(), "notes");
+}
+
 #[test]
 fn demo_checks_its_output_directory_before_training() {
     let tmp = tempfile::tempdir().unwrap();

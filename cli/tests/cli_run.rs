@@ -192,3 +192,51 @@ fn errors_exit_1_with_a_message() {
         "/nonexistent/model.ckpt",
     );
 }
+
+/// A `.meta` run without `--ckpt` says where the variables come from on the command line
+/// (`--ckpt`, or the checkpoint prefix as MODEL), not the library's "run the initializer"
+/// advice, which a command-line user cannot follow.
+#[test]
+fn a_meta_without_ckpt_says_pass_ckpt() {
+    let meta = fixtures().join("mlp/model.ckpt.meta");
+    let x = format!("x={}", s(&fixtures().join("mlp/inputs.npy")));
+    common::cli::fails_with(
+        &["run", &s(&meta), "--feed", &x, "--fetch", "probs:0"],
+        &format!(
+            "running {}: FailedPrecondition: input 0 of 'hidden1/weights/read': Attempting to use uninitialized value hidden1/weights. Pass --ckpt PREFIX to restore the variables from a checkpoint (or give the checkpoint prefix as MODEL: its .meta beside it is used)",
+            s(&meta)
+        ),
+    );
+}
+
+/// A truncated `.meta` or `.pb` is called damaged, without the library's advice on which
+/// Rust call reads the kind (a command-line user calls none); nothing is written.
+#[test]
+fn damaged_models_are_named_without_library_calls() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, src, kind, detail) in [
+        (
+            "trunc.meta",
+            "mlp/model.ckpt.meta",
+            "a MetaGraphDef",
+            "cannot parse a MetaGraphDef: failed to decode Protobuf message: buffer underflow",
+        ),
+        (
+            "trunc.pb",
+            "mlp/frozen.pb",
+            "a binary GraphDef",
+            "cannot parse a GraphDef: failed to decode Protobuf message: GraphDef.node: buffer underflow",
+        ),
+    ] {
+        let bytes = std::fs::read(fixtures().join(src)).unwrap();
+        let path = tmp.path().join(name);
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        let want = format!(
+            "DataLoss: MODEL {} is damaged (truncated?) or not a model file: its fields are laid out as {kind}'s, but it does not decode as one ({detail})",
+            s(&path)
+        );
+        common::cli::fails_with(&["run", &s(&path), "--fetch", "probs:0"], &want);
+        common::cli::fails_with(&["inspect", &s(&path)], &want);
+    }
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 2);
+}

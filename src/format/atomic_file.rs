@@ -6,8 +6,14 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// Wraps an I/O error with what was being done to which file, keeping its code.
+/// Wraps an I/O error with what was being done to which file, keeping its code; a path
+/// that is a directory where a file was expected is `FailedPrecondition` (TensorFlow's code
+/// for `EISDIR`) saying so, not the bare `Is a directory (os error 21)`.
 pub(crate) fn io_error(e: std::io::Error, what: &str, path: &Path) -> Error {
+    if e.kind() == std::io::ErrorKind::IsADirectory {
+        let msg = format!("{what} {0}: {0} is a directory; give the path of a file", path.display());
+        return Error::failed_precondition(msg).with_source(e);
+    }
     Error::from(e).context(format!("{what} {}", path.display()))
 }
 

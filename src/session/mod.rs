@@ -52,9 +52,9 @@ impl Session {
     /// twice, a placeholder is not fed, or a tensor belongs to another graph;
     /// `FailedPrecondition` when an uninitialized variable is read (naming it); any
     /// kernel error, prefixed with the op's name. With TF1 control flow (see
-    /// `ARCHITECTURE.md`): `InvalidArgument` "Retval[i] does not have value" when fetch `i`
-    /// is dead in this run (on a branch not taken), `Internal` "Retval[i] has already been
-    /// set" when it is inside a loop and live in several iterations, and `InvalidArgument`
+    /// `ARCHITECTURE.md`): `InvalidArgument` `"Retval[i] does not have value"` when fetch `i`
+    /// is dead in this run (on a branch not taken), `Internal` `"Retval[i] has already been
+    /// set"` when it is inside a loop and live in several iterations, and `InvalidArgument`
     /// for an op reading tensors of two loop frames (TensorFlow's words).
     pub fn run(&self, feeds: &[(&Output, Tensor)], fetches: &[&Output], targets: &[&Operation]) -> Result<Vec<Tensor>> {
         for (o, _) in feeds {

@@ -2,7 +2,7 @@
 //! (`bij,bjk->bik`, `bhqd,bhkd->bhqk`, `bqd,de->bqe`, ...): the equation is parsed once when
 //! the node is prepared, and each run lowers it to sums over labels only one operand has,
 //! transposes and reshapes into one broadcast batched matrix product
-//! ([`batch_matmul`](crate::ops::kernels::batch_matmul)), and a final transpose. The
+//! (the batched product kernel `ops::kernels::batch_matmul`), and a final transpose. The
 //! ellipsis (`...`) stands for broadcast batch dimensions. Repeated labels within one
 //! operand (traces, diagonals) are refused. Its gradient is TensorFlow's `_EinsumGrad`,
 //! built of `Einsum`s.

@@ -8,7 +8,7 @@
 //!   LogicalOr, LogicalNot; [`select`] SelectV2;
 //! - [`rounding`] holds Abs, Sign, Floor, Ceil, Round; [`pow_diff`] Pow,
 //!   SquaredDifference, DivNoNan; [`cumulative`] Cumsum, Cumprod; [`clip`] ClipByValue,
-//!   L2Loss; [`top_k`] TopKV2;
+//!   L2Loss; [`top_k`](mod@top_k) TopKV2;
 //! - [`unary`] holds the element-wise one-input mechanism ([`UnaryOp`]);
 //! - [`functions`] holds Square, Sqrt, Rsqrt, Exp, Log, Reciprocal and their gradient helpers
 //!   SqrtGrad, RsqrtGrad, ReciprocalGrad;
@@ -17,7 +17,8 @@
 //! - [`matmul`](mod@matmul) holds MatMul; [`batch_matmul`](mod@batch_matmul)
 //!   BatchMatMulV2; [`einsum`](mod@einsum) Einsum.
 //! - TensorFlow 1.x's forms: [`legacy`] holds Add (numbers and strings), Div, Inv, InvGrad;
-//!   [`select_v1`] holds Select; [`batch_matmul_v1`] holds BatchMatMul.
+//!   [`select_v1`](mod@select_v1) holds Select; [`batch_matmul_v1`](mod@batch_matmul_v1) holds
+//!   BatchMatMul.
 //!
 //! The activations of `nn.rs` (Relu, Sigmoid, Tanh and their gradient ops) are tables of
 //! the same [`UnaryOp`] and [`BinaryOp`].

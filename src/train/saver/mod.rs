@@ -381,7 +381,8 @@ impl Saver {
     ///
     /// Nothing is assigned unless everything matches. Errors: `NotFound` listing every
     /// variable missing from the checkpoint, every dtype or shape mismatch, and the names
-    /// the checkpoint has that this saver does not; when the missing names are optimizer
+    /// the checkpoint has that this saver does not (`InvalidArgument`, as TensorFlow, when no
+    /// name is missing and only dtypes or shapes differ); when the missing names are optimizer
     /// slots (`/Adam`, `/Adam_1`, `/Momentum`, `beta1_power`, ...) the message says so and
     /// how to restore only the model variables, and when names differ how to map them (worded
     /// by [`Saver::restore_hints`]). `DataLoss`/`NotFound` for damaged or absent files.

@@ -53,7 +53,10 @@ pub(super) fn missing_checkpoint_error(prefix: &Path, index: &Path, hints: &Rest
     ))
 }
 
-/// `NotFound` listing everything that keeps the checkpoint `prefix` from being restored.
+/// The error listing everything that keeps the checkpoint `prefix` from being restored:
+/// `NotFound` when a name is missing from the checkpoint, `InvalidArgument` when every name
+/// is there but some dtype or shape differs (TensorFlow's `Saver.restore` raises
+/// `InvalidArgumentError`, "a mismatch between the current graph and the graph", then).
 pub(super) fn restore_error(
     prefix: &Path,
     missing: &[String],
@@ -82,5 +85,9 @@ pub(super) fn restore_error(
     } else if model_missing > 0 && !unexpected.is_empty() {
         msg.push_str(&format!("\nThe graph's variable names differ from the checkpoint's. {}", hints.map_names));
     }
-    Error::not_found(msg)
+    if missing.is_empty() && !mismatched.is_empty() {
+        Error::invalid_argument(msg)
+    } else {
+        Error::not_found(msg)
+    }
 }
