@@ -738,3 +738,24 @@ fn zeros_like_and_ones_like_every_dtype() {
     assert_eq!(run(&ops::zeros_like(&s, &x).unwrap()).to_vec::<i64>().unwrap(), vec![0, 0]);
     assert_eq!(run(&ops::ones_like(&s, &x).unwrap()).to_vec::<i64>().unwrap(), vec![1, 1]);
 }
+
+/// `tf.shape_n([zeros([2, 3]), zeros([4]), zeros([])])` as TensorFlow 2.21 gives it:
+/// `[2, 3]`, `[4]`, `[]` (int32; int64 with `out_type`), and no gradient op to build.
+#[test]
+fn shape_n_gives_each_inputs_shape() {
+    let g = tensorgraph::Graph::new();
+    let s = g.scope();
+    let z =
+        |d: &[usize]| ops::constant(&s, tensorgraph::Tensor::new(d, vec![0f32; d.iter().product()]).unwrap()).unwrap();
+    let xs = [z(&[2, 3]), z(&[4]), z(&[])];
+    let outs = ops::shape_n(&s, &xs).unwrap();
+    assert_eq!(outs.iter().map(|o| o.name()).collect::<Vec<_>>(), ["ShapeN:0", "ShapeN:1", "ShapeN:2"]);
+    let sess = tensorgraph::Session::new(&g).unwrap();
+    let got = sess.run(&[], &outs.iter().collect::<Vec<_>>(), &[]).unwrap();
+    assert_eq!(got[0].to_vec::<i32>().unwrap(), [2, 3]);
+    assert_eq!(got[1].to_vec::<i32>().unwrap(), [4]);
+    assert_eq!((got[2].shape(), got[2].num_elements()), (&[0usize][..], 0));
+    let wide = s.op("ShapeN", "ShapeN").input(&xs[0]).attr("N", 1i64).attr("T", tensorgraph::DType::Float);
+    let w = wide.attr("out_type", tensorgraph::DType::Int64).build_output().unwrap();
+    assert_eq!(sess.run(&[], &[&w], &[]).unwrap()[0].to_vec::<i64>().unwrap(), [2, 3]);
+}

@@ -1,5 +1,5 @@
 //! Array ops (TensorFlow's `array_ops`). This file: Const, Placeholder,
-//! PlaceholderV2, PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, Size, Rank, Fill, ZerosLike, OnesLike,
+//! PlaceholderV2, PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, ShapeN, Size, Rank, Fill, ZerosLike, OnesLike,
 //! Cast and ExpandDims. One file per family under `array/`: ConcatV2/Concat/ConcatOffset
 //! (`concat`), Split/SplitV (`split`), DynamicStitch (`stitch`), Pack/Unpack (`stack`), Slice (`slice`), StridedSlice/StridedSliceGrad
 //! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), UnsortedSegmentSum (`segment`),
@@ -79,6 +79,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &NoOp,
     &Reshape,
     &ShapeOp,
+    &ShapeN,
     &Size,
     &Rank,
     &Fill,
@@ -491,6 +492,55 @@ impl Kernel for ShapeKernel {
         let shape: &[usize] = if self.size { &[] } else { &[v.len()] };
         Ok(vec![index_tensor(shape, &v, self.out_type)?])
     }
+}
+
+/// `ShapeN`: the dynamic shapes of its `N` inputs (attr `T`), each a 1-d tensor of dtype
+/// `out_type` (int32 or int64), as TensorFlow's `tf.shape_n` and the gradient of `Conv2D`
+/// write. No gradient (TensorFlow's is `NotDifferentiable`). Errors: `InvalidArgument` for
+/// an `out_type` other than int32/int64 or no inputs.
+pub struct ShapeN;
+impl RegisteredOp for ShapeN {
+    fn op_type(&self) -> &'static str {
+        "ShapeN"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        if ctx.inputs.is_empty() {
+            return Err(Error::invalid_argument("ShapeN needs at least one input (attr N >= 1)"));
+        }
+        let out = ctx.node.attr_type("out_type").unwrap_or(DType::Int32);
+        Ok(ctx.inputs.iter().map(|(_, s)| (out, Shape::partial(&[s.rank()]))).collect())
+    }
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        prepared(ShapeNKernel { out_type: out_type(node)? })
+    }
+}
+
+/// The kernel of `ShapeN`: each input's dimensions, of dtype `out_type`.
+struct ShapeNKernel {
+    out_type: DType,
+}
+impl Kernel for ShapeNKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        ctx.inputs
+            .iter()
+            .map(|x| {
+                let v: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
+                index_tensor(&[v.len()], &v, self.out_type)
+            })
+            .collect()
+    }
+}
+
+/// `tf.shape_n(xs)` (int32): op `ShapeN`, default name `ShapeN`; output `i` is the shape of
+/// `xs[i]`. Errors: as [`ShapeN`]'s.
+pub fn shape_n(s: &Scope, xs: &[Output]) -> Result<Vec<Output>> {
+    let t = xs.first().map(|x| x.dtype()).unwrap_or(DType::Float);
+    let mut b = s.op("ShapeN", "ShapeN").attr("N", xs.len() as i64).attr("T", t).attr("out_type", DType::Int32);
+    for x in xs {
+        b = b.input(x);
+    }
+    let op = b.build()?;
+    (0..xs.len()).map(|i| op.output(i)).collect()
 }
 
 /// `tf.size(x)` (int32).
