@@ -382,14 +382,18 @@ fn a_lookup_missing_the_import_prefix_names_the_prefixed_tensor() {
     assert_eq!(e.code, Code::NotFound);
     assert_eq!(
         e.message,
-        "The name 'probs:0' refers to a Tensor which does not exist. The operation, 'probs', does not exist in the graph; did you mean 'import/probs:0'? (import_graph_def puts a GraphDef's names under the prefix 'import/' unless ImportGraphDefOptions gives another)."
+        "The name 'probs:0' refers to a Tensor which does not exist. The operation, 'probs', does not exist in the graph. Did you mean 'import/probs:0'? (import_graph_def puts a GraphDef's names under the prefix 'import/' unless ImportGraphDefOptions gives another)"
     );
     let e = g.operation_by_name("pool1").unwrap_err();
     assert_eq!(e.code, Code::NotFound);
-    assert!(e.message.ends_with("not in the graph; did you mean 'import/pool1'? (import_graph_def puts a GraphDef's names under the prefix 'import/' unless ImportGraphDefOptions gives another)"), "{e}");
+    assert!(e.message.ends_with("not in the graph. Did you mean 'import/pool1'? (import_graph_def puts a GraphDef's names under the prefix 'import/' unless ImportGraphDefOptions gives another)"), "{e}");
     // several candidates are listed; none, no hint
     let e = g.tensor_by_name("Relu:0").unwrap_err();
-    assert!(e.message.contains("did you mean one of 'import/conv1/Relu:0', 'import/conv2/Relu:0'?"), "{e}");
+    assert!(
+        e.message
+            .contains("does not exist in the graph. Did you mean one of 'import/conv1/Relu:0', 'import/conv2/Relu:0'?"),
+        "{e}"
+    );
     let e = g.tensor_by_name("nothing:0").unwrap_err();
     assert!(e.message.ends_with("The operation, 'nothing', does not exist in the graph."), "{e}");
 }

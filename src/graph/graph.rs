@@ -192,10 +192,10 @@ impl Graph {
             }
         }
         let hint = self.similar_names(name, "");
-        Err(Error::not_found(format!("The name '{name}' refers to an Operation not in the graph{hint}")))
+        Err(Error::not_found(format!("The name '{name}' refers to an Operation not in the graph.{hint}")))
     }
 
-    /// `; did you mean 'import/probs:0'?` when ops whose name ends in `/<op>` exist (the
+    /// ` Did you mean 'import/probs:0'?` when ops whose name ends in `/<op>` exist (the
     /// same op under a prefix, as `import_graph_def` adds one), with `suffix` (`:0`)
     /// appended to each; empty when there are none.
     fn similar_names(&self, op: &str, suffix: &str) -> String {
@@ -211,10 +211,10 @@ impl Graph {
         match found.as_slice() {
             [] => String::new(),
             [one] if one.starts_with("'import/") => format!(
-                "; did you mean {one}? (import_graph_def puts a GraphDef's names under the prefix 'import/' unless ImportGraphDefOptions gives another)"
+                " Did you mean {one}? (import_graph_def puts a GraphDef's names under the prefix 'import/' unless ImportGraphDefOptions gives another)"
             ),
-            [one] => format!("; did you mean {one}?"),
-            more => format!("; did you mean one of {}?", more.join(", ")),
+            [one] => format!(" Did you mean {one}?"),
+            more => format!(" Did you mean one of {}?", more.join(", ")),
         }
     }
 
@@ -238,7 +238,7 @@ impl Graph {
         })?;
         let Some(id) = self.read().node_id(op) else {
             let hint = self.similar_names(op, &format!(":{idx}"));
-            return Err(Error::not_found(format!("The name '{name}' refers to a Tensor which does not exist. The operation, '{op}', does not exist in the graph{hint}.")));
+            return Err(Error::not_found(format!("The name '{name}' refers to a Tensor which does not exist. The operation, '{op}', does not exist in the graph.{hint}")));
         };
         Operation { graph: self.clone(), id }.output(index)
     }
