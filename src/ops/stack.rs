@@ -147,7 +147,7 @@ fn push_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
 }
 
 /// `StackPopV2(handle)` (attr `elem_type`): the most recently pushed tensor, removed.
-/// Errors: `InvalidArgument` "Stack[NAME] is empty." and for a closed stack or another dtype.
+/// Errors: `InvalidArgument` "Stack\[NAME\] is empty." and for a closed stack or another dtype.
 pub struct StackPopV2;
 impl RegisteredOp for StackPopV2 {
     fn op_type(&self) -> &'static str {

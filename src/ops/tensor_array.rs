@@ -2,7 +2,7 @@
 //! for one run, written and read by index, gathered and scattered, concatenated and
 //! split, used by `dynamic_rnn` and `tf.while_loop` to collect per-step values.
 //!
-//! A `TensorArrayV3` op creates the array in the run's [`StepResources`] and outputs its
+//! A `TensorArrayV3` op creates the array in the run's [`StepResources`](crate::ops::StepResources) and outputs its
 //! handle (dtype `resource`; at run time the string vector `["_tensor_arrays", name]`, as
 //! TensorFlow) and a float `flow` scalar. Every op changing the array takes a flow and
 //! outputs the next one, so a graph orders reads after writes through data edges, also

@@ -2,7 +2,7 @@
 //! whole GraphDef for one unknown op type; here an import keeps such nodes (their schema
 //! unknown, their outputs of unknown shape), and only a run that needs one fails. This file
 //! holds what the layers above share about them: the interned op-type names
-//! ([`op_type_name`]), the list of a graph's unknown ops ([`Graph::unknown_ops`]), the
+//! (`op_type_name`), the list of a graph's unknown ops ([`Graph::unknown_ops`]), the
 //! one-line warning ([`unknown_ops_warning`]) and the errors of a run or a gradient that
 //! reaches one.
 

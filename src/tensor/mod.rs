@@ -8,7 +8,12 @@ mod summary;
 #[allow(clippy::module_inception)]
 mod tensor;
 
+// checked sizes and fallible allocation for the layers above (and the CLI); not the
+// tensor API users need, so kept out of the docs
+#[doc(hidden)]
 pub use alloc::{check_alloc, checked_num_elements, oom_error, try_collect, try_filled, try_with_capacity};
 pub use dtype::DType;
-pub use shape::{fmt_dims, Shape};
+#[doc(hidden)]
+pub use shape::fmt_dims;
+pub use shape::Shape;
 pub use tensor::{Element, Storage, Tensor};
