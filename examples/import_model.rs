@@ -32,6 +32,9 @@ fn main() -> tensorgraph::Result<()> {
     sorted.sort_by(f64::total_cmp);
     let median = sorted[sorted.len() / 2];
     let list: Vec<String> = times.iter().map(|t| format!("{t:.2}")).collect();
-    println!("{{\"model\": {path:?}, \"nodes\": {nodes}, \"read_import_ms\": [{}], \"median_ms\": {median:.2}}}", list.join(", "));
+    println!(
+        "{{\"model\": {path:?}, \"nodes\": {nodes}, \"read_import_ms\": [{}], \"median_ms\": {median:.2}}}",
+        list.join(", ")
+    );
     Ok(())
 }

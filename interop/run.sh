@@ -24,7 +24,7 @@
 #    a cond net, a transformer block and two training graphs once into ~/.cache, and
 #    cli/tests/real_models.rs runs them here to TF's outputs.
 # Each check prints PASS/FAIL per check; the suite ends with one line
-# `interop: N passed, M failed` totalling all five. Exits non-zero on any failure.
+# `interop: N passed, M failed` totalling them all. Exits non-zero on any failure.
 # Temp dirs made here are removed on success and kept (path printed) on failure.
 set -euo pipefail
 
