@@ -129,31 +129,6 @@ fn type_name(d: DType) -> String {
     n.strip_prefix("DT_").map(str::to_ascii_lowercase).unwrap_or(n)
 }
 
-/// The values of `t` in the typed field TensorFlow's `TensorSliceWriter` fills (no dtype,
-/// shape or `tensor_content`).
-fn typed_values(t: &Tensor) -> TensorProto {
-    let mut p = TensorProto::default();
-    match t.storage() {
-        Storage::F32(v) => p.float_val = v.clone(),
-        Storage::F64(v) => p.double_val = v.clone(),
-        Storage::I32(v) => p.int_val = v.clone(),
-        Storage::I8(v) => p.int_val = v.iter().map(|&x| x as i32).collect(),
-        Storage::I16(v) => p.int_val = v.iter().map(|&x| x as i32).collect(),
-        Storage::U8(v) => p.int_val = v.iter().map(|&x| x as i32).collect(),
-        Storage::U16(v) => p.int_val = v.iter().map(|&x| x as i32).collect(),
-        Storage::I64(v) => p.int64_val = v.clone(),
-        Storage::U32(v) => p.uint32_val = v.clone(),
-        Storage::U64(v) => p.uint64_val = v.clone(),
-        Storage::Bool(v) => p.bool_val = v.clone(),
-        Storage::F16(v) => p.half_val = v.iter().map(|x| x.to_bits() as i32).collect(),
-        Storage::BF16(v) => p.half_val = v.iter().map(|x| x.to_bits() as i32).collect(),
-        Storage::C64(v) => p.scomplex_val = v.iter().flatten().copied().collect(),
-        Storage::C128(v) => p.dcomplex_val = v.iter().flatten().copied().collect(),
-        Storage::Str(v) => p.string_val = v.clone(),
-    }
-    p
-}
-
 /// The `TensorSliceProto` of `extents` (`None`: every dimension whole, written as empty
 /// extents) for a tensor of `rank`, and the `(start, length)` pairs of its key (`(0, -1)`
 /// for a whole dimension).
@@ -241,7 +216,11 @@ pub fn write_tensor_slices(path: impl AsRef<Path>, slices: &[SliceToSave]) -> Re
         m.slice.push(proto.clone());
         let value = SavedTensorSlices {
             meta: None,
-            data: Some(SavedSlice { name: s.name.to_string(), slice: Some(proto), data: Some(typed_values(t)) }),
+            data: Some(SavedSlice {
+                name: s.name.to_string(),
+                slice: Some(proto),
+                data: Some(TensorProto::typed_values(t)),
+            }),
         };
         entries.push((slice_key(s.name.as_bytes(), &key_ext), value.encode_to_vec()));
     }

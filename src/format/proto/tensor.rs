@@ -202,6 +202,16 @@ impl TensorProto {
             p.tensor_content = storage_bytes(t.storage()).unwrap_or_default();
             return p;
         }
+        let values = TensorProto::typed_values(t);
+        TensorProto { dtype: p.dtype, tensor_shape: p.tensor_shape, ..values }
+    }
+
+    /// The values of `t` in the typed field of its dtype (`float_val`, `int_val`, ...; 8- and
+    /// 16-bit integers widened into `int_val`, half floats' bits in `half_val`), with no
+    /// dtype, shape or `tensor_content`: what `from_tensor` writes for a single value, and
+    /// what TensorFlow's `TensorSliceWriter` writes for V1 checkpoints.
+    pub fn typed_values(t: &Tensor) -> TensorProto {
+        let mut p = TensorProto::default();
         match t.storage() {
             Storage::F32(v) => p.float_val = v.clone(),
             Storage::F64(v) => p.double_val = v.clone(),
