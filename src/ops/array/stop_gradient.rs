@@ -16,9 +16,7 @@ impl RegisteredOp for StopGradient {
         "StopGradient"
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        ctx.expect_inputs(1)?;
-        ctx.check_type_attr("T", 0)?;
-        Ok(vec![(ctx.dtype(0), ctx.shape(0).clone())])
+        input_unchanged(ctx)
     }
     fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(pass_through)
@@ -34,9 +32,7 @@ impl RegisteredOp for PreventGradient {
         "PreventGradient"
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        ctx.expect_inputs(1)?;
-        ctx.check_type_attr("T", 0)?;
-        Ok(vec![(ctx.dtype(0), ctx.shape(0).clone())])
+        input_unchanged(ctx)
     }
     fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
         plain(pass_through)
@@ -48,6 +44,13 @@ impl RegisteredOp for PreventGradient {
         };
         Err(Error::invalid_argument(format!("Gradient explicitly disabled. Reason: {message}")))
     }
+}
+
+/// The shape function of both: one input of dtype `T`, passed through as it is.
+fn input_unchanged(ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+    ctx.expect_inputs(1)?;
+    ctx.check_type_attr("T", 0)?;
+    Ok(vec![(ctx.dtype(0), ctx.shape(0).clone())])
 }
 
 /// `tf.stop_gradient(x)`: op `StopGradient`, default name `StopGradient`; `x` unchanged,

@@ -435,23 +435,21 @@ impl Kernel for ArgMaxKernel {
 /// default name `ArgMax`, axis const `ArgMax/dimension`; int64 indices, `x`'s shape
 /// without `axis`. Errors: `InvalidArgument` for an axis out of range.
 pub fn argmax(s: &Scope, x: &Output, axis: i32) -> Result<Output> {
-    let (op, inner) = s.op_scope("ArgMax");
-    let dim = constant(&inner.named("dimension"), Tensor::scalar(axis))?;
-    op.op("ArgMax", "ArgMax")
-        .input(x)
-        .input(&dim)
-        .attr("T", x.dtype())
-        .attr("Tidx", DType::Int32)
-        .attr("output_type", DType::Int64)
-        .build_output()
+    arg_reduce(s, "ArgMax", x, axis)
 }
 
 /// `tf.argmin(x, axis)`: op `ArgMin` (attrs `T`, `Tidx = int32`, `output_type = int64`),
 /// default name `ArgMin`, axis const `ArgMin/dimension`; as [`argmax`].
 pub fn argmin(s: &Scope, x: &Output, axis: i32) -> Result<Output> {
-    let (op, inner) = s.op_scope("ArgMin");
+    arg_reduce(s, "ArgMin", x, axis)
+}
+
+/// `op_type` (`ArgMax` or `ArgMin`) of `x` over `axis`, named `op_type` with its axis const
+/// `<op_type>/dimension`, int64 indices.
+fn arg_reduce(s: &Scope, op_type: &str, x: &Output, axis: i32) -> Result<Output> {
+    let (op, inner) = s.op_scope(op_type);
     let dim = constant(&inner.named("dimension"), Tensor::scalar(axis))?;
-    op.op("ArgMin", "ArgMin")
+    op.op(op_type, op_type)
         .input(x)
         .input(&dim)
         .attr("T", x.dtype())
