@@ -7,6 +7,7 @@ mod denormal;
 mod executor;
 mod frames;
 mod plan;
+mod ref_alias;
 mod session_state;
 
 use crate::error::{Error, Result};

@@ -10,6 +10,7 @@
 //! items lowest number first, so a graph without control flow runs in that order.
 
 use super::control_flow_info::{assign_frames, StaticFrame};
+use super::ref_alias::{is_ref_variable_op, ref_aliases};
 use super::session_state::SessionState;
 use crate::error::{Error, Result};
 use crate::graph::{traversal, Graph, Node};
@@ -235,6 +236,17 @@ impl Plan {
         };
         let carried = carried_variables(&ops, &src_kind);
         let var_of = |src: &(usize, usize)| src_kind(src).var(&carried, src.1);
+        let aliases = ref_aliases(
+            &ops,
+            &|src| match src_kind(src) {
+                Src::Var(v) if is_ref_variable_op(nodes[v].op_type) => Some(v),
+                _ => None,
+            },
+            &|src| match src_kind(src) {
+                Src::Item(j) => Some(j),
+                _ => None,
+            },
+        );
 
         // frame layouts: each item's pending count and input slots
         let mut frames: Vec<FrameLayout> =
@@ -292,7 +304,13 @@ impl Plan {
                             node.name, node.op_type, nodes[src.0].name, nodes[src.0].op_type
                         )));
                     }
-                    None => (InputMode::Value, None),
+                    None => match src_item(src).and_then(|j| aliases.get(&(j, src.1))) {
+                        // a consumer of `v/read`: the value of `v` when this item runs
+                        Some(&var) if !forwards => {
+                            (InputMode::ReadVar(state.var_slot(var), nodes[var].name.clone()), None)
+                        }
+                        _ => (InputMode::Value, None),
+                    },
                 };
                 if kind == Kind::Merge && !is_dynamic {
                     return Err(Error::unimplemented(format!(
