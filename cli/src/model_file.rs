@@ -10,9 +10,6 @@ use tensorgraph::format::proto::GraphDef;
 use tensorgraph::io::model_file::{checkpoint_form, detect, read_model_file, ModelFile, ModelFileKind};
 use tensorgraph::ops;
 
-/// The op types that call TF2 functions.
-const FUNCTION_CALL_OPS: &[&str] = &["StatefulPartitionedCall", "PartitionedCall"];
-
 /// True when `path` names a checkpoint rather than a model file: any directory (a
 /// checkpoint directory is read through its `checkpoint` state file), or what
 /// [`checkpoint_form`] recognises by name (a prefix whose `PREFIX.index` exists, an
@@ -100,47 +97,13 @@ pub fn op_counts_text(types: &[(&str, usize)]) -> String {
     types.iter().map(|(op, n)| format!("{op} ({n})")).collect::<Vec<_>>().join(", ")
 }
 
-/// `A`, `A and B`, `A, B and C`.
-fn and_list(items: &[&str]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
-
-/// What a user can do about unsupported op types: one sentence per kind of problem
-/// (calls of TF2 functions).
-pub fn unsupported_advice(types: &[(&str, usize)]) -> Vec<String> {
-    let mut advice = Vec::new();
-    let calls: Vec<&str> = types.iter().map(|t| t.0).filter(|op| FUNCTION_CALL_OPS.contains(op)).collect();
-    if !calls.is_empty() {
-        advice.push(format!(
-            "{} means the graph calls TF2 functions: export it as a frozen TF1 graph (convert_variables_to_constants_v2 on a concrete function, or build and save it with tf.compat.v1)",
-            and_list(&calls)
-        ));
-    }
-    advice
-}
-
 /// Warns once, on stderr, when the graph loaded from model file `path` kept nodes whose op
-/// types tensorgraph does not implement (the library's warning, with advice for calls of
-/// TF2 functions): `warning: m.pb: 2 node(s) have op types tensorgraph does not implement:
+/// types tensorgraph does not implement (the library's warning): `warning: m.pb: 2 node(s) have op types tensorgraph does not implement:
 /// Bucketize (2); they were kept, and only a run that needs one of them fails`.
 pub fn warn_unknown_ops(graph: &tensorgraph::Graph, path: &Path) {
     let types: Vec<String> = graph.unknown_ops().iter().map(|op| op.op_type()).collect();
     let Some(warning) = ops::unknown::unknown_ops_warning(types.iter().map(String::as_str)) else { return };
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for t in &types {
-        *counts.entry(t.as_str()).or_insert(0) += 1;
-    }
-    let counts: Vec<(&str, usize)> = counts.into_iter().collect();
-    let mut msg = format!("warning: {}: {warning}", path.display());
-    for a in unsupported_advice(&counts) {
-        msg.push_str(". ");
-        msg.push_str(&a);
-    }
-    eprintln!("{msg}");
+    eprintln!("warning: {}: {warning}", path.display());
 }
 
 #[cfg(test)]
@@ -148,11 +111,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn advice() {
-        // TF1 control flow (Switch, Merge, ...) runs: no advice
-        assert!(unsupported_advice(&[("Switch", 2), ("Merge", 1), ("Foo", 1)]).is_empty());
-        assert_eq!(and_list(&["A", "B", "C"]), "A, B and C");
-        assert!(unsupported_advice(&[("PartitionedCall", 1)])[0].contains("convert_variables_to_constants_v2"));
+    fn op_counts() {
         assert_eq!(op_counts_text(&[("Switch", 2), ("Merge", 1)]), "Switch (2), Merge (1)");
     }
 }

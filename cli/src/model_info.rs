@@ -3,9 +3,7 @@
 //! types tensorgraph does not implement, placeholders with dtype and shape, and the nodes
 //! nothing consumes.
 
-use crate::model_file::{
-    op_counts_text, op_type_counts, read_model, unsupported_advice, unsupported_op_types, warn_unknown_ops,
-};
+use crate::model_file::{op_counts_text, op_type_counts, read_model, unsupported_op_types, warn_unknown_ops};
 use crate::output::write_stdout;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
@@ -169,9 +167,6 @@ pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
         }
         if !unsupported.is_empty() {
             t.push_str(&format!("unsupported op types: {}\n", op_counts_text(&unsupported)));
-            for a in unsupported_advice(&unsupported) {
-                t.push_str(&format!("  {a}\n"));
-            }
         }
         t.push_str(&format!("placeholders ({}):\n", s.placeholders.len()));
         let w = s.placeholders.iter().map(|n| n.name.len()).max().unwrap_or(0);
