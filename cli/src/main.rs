@@ -10,6 +10,7 @@ mod inspect;
 mod model_file;
 mod model_info;
 mod output;
+mod profile;
 mod restore;
 mod run;
 mod saved_model;
@@ -205,6 +206,10 @@ enum Command {
         /// Replace files under --out even when they are inputs or not .npy files.
         #[arg(long)]
         force: bool,
+        /// Trace the run (TensorFlow's RunOptions FULL_TRACE) and print, on stderr, the
+        /// nodes and op types that took longest and the run's peak memory.
+        #[arg(long)]
+        profile: bool,
         #[command(flatten)]
         restore: RestoreArgs,
     },
@@ -270,7 +275,21 @@ fn main() -> ExitCode {
         Command::Inspect { ckpt, json, .. } if saved_model::is_saved_model(&ckpt) => saved_model::inspect(&ckpt, json),
         Command::Inspect { ckpt, values, json } => inspect::run(&inspect::InspectArgs { ckpt, values, json }),
         Command::Diff { a, b, json } => diff::run(&diff::DiffArgs { a, b, json }),
-        Command::Run { model, ckpt, feeds, fetches, signature, tags, inputs, outputs, out, json, force, restore } => {
+        Command::Run {
+            model,
+            ckpt,
+            feeds,
+            fetches,
+            signature,
+            tags,
+            inputs,
+            outputs,
+            out,
+            json,
+            force,
+            profile,
+            restore,
+        } => {
             let args = run::RunArgs {
                 model,
                 ckpt,
@@ -283,6 +302,7 @@ fn main() -> ExitCode {
                 out,
                 json,
                 force,
+                profile,
                 restore: restore.flags(),
             };
             if saved_model::is_saved_model(&args.model) {

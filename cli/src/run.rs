@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tensorgraph::format::checkpoint::meta_graph_path;
+use tensorgraph::format::proto::{RunOptions, TraceLevel};
 use tensorgraph::io::model_file::checkpoint_form;
 use tensorgraph::tensor::fmt_dims;
 use tensorgraph::{Code, DType, Graph, Operation, Output, Session, Tensor};
@@ -43,6 +44,8 @@ pub struct RunArgs {
     pub json: bool,
     /// Replace files under `out` even when they are inputs or files of another kind.
     pub force: bool,
+    /// Trace the run and print its profile on stderr ([`crate::profile::profile_text`]).
+    pub profile: bool,
     /// How to restore (`--trainable-only`, `--map`).
     pub restore: RestoreFlags,
 }
@@ -189,7 +192,11 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let targets: Vec<&Operation> =
         fetches.iter().filter_map(|(_, f)| if let Fetch::Target(o) = f { Some(o) } else { None }).collect();
     let feed_refs: Vec<(&Output, Tensor)> = feeds.iter().map(|(o, t)| (o, t.clone())).collect();
-    let values = sess.run(&feed_refs, &tensors, &targets).map_err(|e| {
+    let trace = RunOptions {
+        trace_level: if args.profile { TraceLevel::FullTrace } else { TraceLevel::NoTrace } as i32,
+        timeout_in_ms: 0,
+    };
+    let (values, metadata) = sess.run_with_options(&trace, &feed_refs, &tensors, &targets).map_err(|e| {
         if e.code == Code::FailedPrecondition && loaded.kind == ModelKind::Meta && ckpt.is_none() {
             // the library's advice (run the initializer) is for code: a command line run
             // of a .meta gets its variables from a checkpoint
@@ -202,6 +209,9 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         }
         format!("running {}: {e}", model.display())
     })?;
+    if args.profile {
+        eprint!("{}", crate::profile::profile_text(&metadata, crate::profile::TOP));
+    }
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create the --out directory {}: {e}", dir.display()))?;

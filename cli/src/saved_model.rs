@@ -9,6 +9,7 @@ use crate::output::write_stdout;
 use crate::run::{read_npy, sanitize, write_npy, RunArgs};
 use serde_json::{json, Value};
 use std::path::Path;
+use tensorgraph::format::proto::{RunOptions, TraceLevel};
 use tensorgraph::io::saved_model::{
     read_saved_model, SavedModelBundle, Signature, TensorSpec, DEFAULT_SERVING_SIGNATURE_DEF_KEY, SERVING,
 };
@@ -107,9 +108,16 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
             check_output("--out", &dir.join(format!("{}.npy", sanitize(&s.key))), Writes::Npy, &files, args.force)?;
         }
     }
-    let values = model
-        .run_signature(key, &inputs, &outputs)
+    let trace = RunOptions {
+        trace_level: if args.profile { TraceLevel::FullTrace } else { TraceLevel::NoTrace } as i32,
+        timeout_in_ms: 0,
+    };
+    let (values, metadata) = model
+        .run_signature_with_options(key, &inputs, &outputs, &trace)
         .map_err(|e| format!("running signature '{key}' of {}: {e}", args.model.display()))?;
+    if args.profile {
+        eprint!("{}", crate::profile::profile_text(&metadata, crate::profile::TOP));
+    }
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }

@@ -8,17 +8,19 @@
 
 use super::frames::{Frames, Task};
 use super::plan::{Fetch, InputMode, Item, Kind, Plan};
+use super::step_stats::{distinct_bytes, NodeTimes, Tracer};
 use crate::error::{Error, Result};
 use crate::ops::control_flow::switch_port;
 use crate::ops::{uninitialized, KernelCtx, StepResources, VarSlot};
 use crate::tensor::Tensor;
+use std::time::Instant;
 
 /// Runs `plan` with `feeds` (already validated, in plan feed order); returns the fetches.
 /// Errors: the first kernel error (prefixed with the op); `InvalidArgument` "Retval[i]
 /// does not have value" for a fetched tensor that is dead in this run; `Internal`
 /// "Retval[i] has already been set" for one inside a loop that is live in more than one
-/// iteration (as TensorFlow).
-pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
+/// iteration (as TensorFlow). With a `tracer`, each node run is recorded in it.
+pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>, mut tracer: Option<&mut Tracer>) -> Result<Vec<Tensor>> {
     let _ftz = super::denormal::FlushDenormals::new();
     let mut fetched: Vec<Option<Tensor>> = vec![None; plan.fetches.len()];
     for (slot, f) in fetched.iter_mut().zip(&plan.fetches) {
@@ -37,7 +39,14 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
         if task.dead && item.kind == Kind::Merge && dead_merges.len() < 3 && !dead_merges.contains(&&*item.node.name) {
             dead_merges.push(&item.node.name);
         }
+        let op_start = tracer.is_some().then(Instant::now);
         let outputs = run(plan, item, &task, &mut frames, &step)?;
+        let op_end = tracer.is_some().then(Instant::now);
+        // a traced node's outputs as they were computed (propagating moves them on)
+        let traced = match (tracer.is_some(), task.dead) {
+            (true, false) => Some(outputs.clone()),
+            _ => None,
+        };
         for &(port, fi) in &item.fetches {
             if let Some(t) = &outputs[port] {
                 if fetched[fi].replace(t.clone()).is_some() {
@@ -49,6 +58,12 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
             }
         }
         frames.propagate(&task, outputs);
+        if let (Some(tracer), Some(outputs), Some(op_start), Some(op_end)) =
+            (tracer.as_deref_mut(), traced, op_start, op_end)
+        {
+            let live = distinct_bytes(frames.values().chain(fetched.iter().flatten()));
+            tracer.record(&item.node, &NodeTimes { op_start, op_end, all_end: Instant::now() }, &outputs, live);
+        }
     }
     drop(frames);
     plan.fetches

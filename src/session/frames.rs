@@ -145,6 +145,16 @@ impl<'p> Frames<'p> {
         }
     }
 
+    /// Every value the run holds: delivered inputs waiting for their items, loop
+    /// invariants and deferred next iterations, in all live frames and iterations.
+    pub fn values(&self) -> impl Iterator<Item = &Tensor> {
+        self.frames.iter().flatten().flat_map(|f| {
+            let inputs = f.iters.iter().flat_map(|it| it.inputs.iter().flatten());
+            let held = f.invariants.iter().chain(&f.deferred).filter_map(|(_, v)| v.as_ref());
+            inputs.chain(held)
+        })
+    }
+
     /// The next ready item (lowest item number first).
     pub fn pop(&mut self) -> Option<Task> {
         self.ready.pop()

@@ -9,8 +9,10 @@ mod frames;
 mod plan;
 mod ref_alias;
 mod session_state;
+mod step_stats;
 
 use crate::error::{Error, Result};
+use crate::format::proto::{RunMetadata, RunOptions, TraceLevel};
 use crate::graph::{Graph, Operation, Output};
 use crate::tensor::{fmt_dims, Tensor};
 use plan::{Plan, PlanKey};
@@ -58,6 +60,45 @@ impl Session {
     /// set"` when it is inside a loop and live in several iterations, and `InvalidArgument`
     /// for an op reading tensors of two loop frames (TensorFlow's words).
     pub fn run(&self, feeds: &[(&Output, Tensor)], fetches: &[&Output], targets: &[&Operation]) -> Result<Vec<Tensor>> {
+        self.run_traced(feeds, fetches, targets, None)
+    }
+
+    /// [`Session::run`] with TensorFlow's `RunOptions` (`sess.run(..., options=...,
+    /// run_metadata=...)`): with `trace_level` above `NO_TRACE` the returned
+    /// `RunMetadata.step_stats` has one `NodeExecStats` per node run, in the order run, on
+    /// device `/job:localhost/replica:0/task:0/device:CPU:0`: its start (µs since the Unix
+    /// epoch), kernel time (`op_end_rel_micros`, also in nanoseconds), outputs (dtype,
+    /// shape, bytes), TensorFlow's timeline label (`name = OpType(inputs)`) and memory
+    /// (allocator `cpu`: `total_bytes` of its outputs, `live_bytes` the run held after it,
+    /// `peak_bytes` the most held so far; [`RunMetadata::peak_bytes`] is the run's peak).
+    /// Bytes count tensors the run holds (values waiting for consumers, fetched values),
+    /// not variables. With `NO_TRACE` (the default) the metadata is empty and the run costs
+    /// what [`Session::run`] costs. `timeout_in_ms` is not enforced.
+    ///
+    /// Errors: as [`Session::run`].
+    pub fn run_with_options(
+        &self,
+        options: &RunOptions,
+        feeds: &[(&Output, Tensor)],
+        fetches: &[&Output],
+        targets: &[&Operation],
+    ) -> Result<(Vec<Tensor>, RunMetadata)> {
+        if options.trace_level() == TraceLevel::NoTrace {
+            return Ok((self.run(feeds, fetches, targets)?, RunMetadata::default()));
+        }
+        let names = self.graph.read().nodes.iter().map(|n| n.name.clone()).collect();
+        let mut tracer = step_stats::Tracer::new(names);
+        let values = self.run_traced(feeds, fetches, targets, Some(&mut tracer))?;
+        Ok((values, tracer.finish()))
+    }
+
+    fn run_traced(
+        &self,
+        feeds: &[(&Output, Tensor)],
+        fetches: &[&Output],
+        targets: &[&Operation],
+        tracer: Option<&mut step_stats::Tracer>,
+    ) -> Result<Vec<Tensor>> {
         for (o, _) in feeds {
             self.check_graph(o.graph(), &o.name())?;
         }
@@ -89,7 +130,7 @@ impl Session {
             })?;
             values.push(value);
         }
-        executor::execute(&plan, values)
+        executor::execute(&plan, values, tracer)
     }
 
     /// Runs `targets` only (`sess.run(op)`), e.g. an initializer or a train op.

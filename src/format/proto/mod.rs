@@ -1,7 +1,8 @@
 //! TensorFlow's graph protobuf messages as hand-written `prost` structs (no protoc):
 //! `DataType` (as `i32`), `TensorShapeProto`, `TensorProto`, `AttrValue`, `NodeDef`,
-//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, `SavedModel`, and `Example`
-//! (`tf.train.Example`). Field numbers come from TensorFlow 2.21's descriptors (formats.md §3).
+//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, `SavedModel`, `Example`
+//! (`tf.train.Example`) and `RunOptions`/`RunMetadata` with step statistics. Field numbers
+//! come from TensorFlow 2.21's descriptors (formats.md §3).
 //!
 //! Encoding gives TensorFlow's bytes: fields in number order, proto3 defaults omitted,
 //! sub-messages and oneof members written when set, repeated numbers packed, and map
@@ -19,6 +20,7 @@ mod graph;
 mod map_fields;
 pub(crate) mod meta_graph;
 mod op_def;
+mod run_metadata;
 mod saved_model;
 mod tensor;
 pub mod text;
@@ -39,6 +41,10 @@ pub use meta_graph::{
     TensorInfo, VariableDef, SAVER_DEF_V2,
 };
 pub use op_def::{ArgDef, AttrDef, DtypeAndShape, OpDef, OpDeprecation, OpList};
+pub use run_metadata::{
+    AllocationDescription, AllocatorMemoryUsed, DeviceStepStats, NodeExecStats, NodeOutput, RunMetadata, RunOptions,
+    StepStats, TensorDescription, TraceLevel,
+};
 pub use saved_model::{SavedModel, SAVED_MODEL_SCHEMA_VERSION};
 pub use tensor::TensorProto;
 pub use types::{

@@ -7,7 +7,7 @@ use super::signature::Signature;
 use super::{ASSETS_KEY, INIT_OP_SIGNATURE_KEY, LEGACY_INIT_OP_KEY, MAIN_OP_KEY};
 use crate::error::{Error, Result};
 use crate::format::checkpoint::index_path;
-use crate::format::proto::{AssetFileDef, CollectionKind, MetaGraphDef, TensorInfoEncoding};
+use crate::format::proto::{AssetFileDef, CollectionKind, MetaGraphDef, RunMetadata, RunOptions, TensorInfoEncoding};
 use crate::graph::{Graph, Operation, Output};
 use crate::io::meta_graph::ImportMetaGraphOptions;
 use crate::session::Session;
@@ -166,6 +166,19 @@ impl SavedModelBundle {
         inputs: &[(&str, Tensor)],
         outputs: &[&str],
     ) -> Result<Vec<(String, Tensor)>> {
+        Ok(self.run_signature_with_options(key, inputs, outputs, &RunOptions::default())?.0)
+    }
+
+    /// [`SavedModelBundle::run_signature`] with TensorFlow's `RunOptions`: with a
+    /// `trace_level` the returned `RunMetadata` has the run's step statistics (see
+    /// [`Session::run_with_options`]). Errors: as `run_signature`.
+    pub fn run_signature_with_options(
+        &self,
+        key: &str,
+        inputs: &[(&str, Tensor)],
+        outputs: &[&str],
+        options: &RunOptions,
+    ) -> Result<(Vec<(String, Tensor)>, RunMetadata)> {
         let sig = self.signature(key)?;
         let def = &self.meta_graph_def.signature_def[key];
         let mut feeds: Vec<(Output, Tensor)> = Vec::with_capacity(sig.inputs.len());
@@ -211,8 +224,8 @@ impl SavedModelBundle {
         }
         let feed_refs: Vec<(&Output, Tensor)> = feeds.iter().map(|(o, t)| (o, t.clone())).collect();
         let fetch_refs: Vec<&Output> = fetches.iter().collect();
-        let values = self.session.run(&feed_refs, &fetch_refs, &[])?;
-        Ok(wanted.into_iter().map(String::from).zip(values).collect())
+        let (values, metadata) = self.session.run_with_options(options, &feed_refs, &fetch_refs, &[])?;
+        Ok((wanted.into_iter().map(String::from).zip(values).collect(), metadata))
     }
 
     /// The graph tensor of an input or output spec of signature `key`.

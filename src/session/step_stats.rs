@@ -1,0 +1,133 @@
+//! Step statistics of a traced run (`RunOptions.trace_level` above `NO_TRACE`): for each
+//! node the executor ran, when it started, how long its kernel took, its outputs' dtypes,
+//! shapes and bytes, and the bytes of tensors the run held after it (values waiting for
+//! their consumers and fetched values; variables live in the session and are not counted).
+//! Collected into TensorFlow's `RunMetadata.step_stats`.
+
+use crate::format::proto::{
+    AllocationDescription, AllocatorMemoryUsed, DeviceStepStats, NodeExecStats, NodeOutput, RunMetadata, StepStats,
+    TensorDescription, TensorShapeProto,
+};
+use crate::graph::Node;
+use crate::tensor::{Storage, Tensor};
+use std::collections::HashSet;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// The device name TensorFlow gives the CPU in step statistics.
+pub(crate) const CPU_DEVICE: &str = "/job:localhost/replica:0/task:0/device:CPU:0";
+
+/// The allocator named in memory statistics.
+const ALLOCATOR: &str = "cpu";
+
+/// Records one run's node statistics.
+pub(crate) struct Tracer {
+    /// Node names by node id (for timeline labels).
+    names: Vec<String>,
+    start: Instant,
+    start_epoch_micros: i64,
+    nodes: Vec<NodeExecStats>,
+    peak: i64,
+}
+
+/// When one node ran: its kernel started at `op_start` and ended at `op_end`; its outputs
+/// were delivered by `all_end`.
+pub(crate) struct NodeTimes {
+    pub op_start: Instant,
+    pub op_end: Instant,
+    pub all_end: Instant,
+}
+
+impl Tracer {
+    /// A tracer for a run of a graph whose node names by id are `names`.
+    pub(crate) fn new(names: Vec<String>) -> Tracer {
+        let start_epoch_micros = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
+        Tracer { names, start: Instant::now(), start_epoch_micros, nodes: Vec::new(), peak: 0 }
+    }
+
+    /// Records `node`'s run; `outputs` are its outputs (`None`: dead), `live_bytes` the
+    /// bytes of tensors the run held after it.
+    pub(crate) fn record(&mut self, node: &Node, times: &NodeTimes, outputs: &[Option<Tensor>], live_bytes: i64) {
+        self.peak = self.peak.max(live_bytes);
+        let nanos = |a: Instant, b: Instant| b.saturating_duration_since(a).as_nanos() as i64;
+        let start_nanos = nanos(self.start, times.op_start);
+        let (op_end, all_end) = (nanos(times.op_start, times.op_end), nanos(times.op_start, times.all_end));
+        let output: Vec<NodeOutput> = outputs
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, t)| Some((slot, t.as_ref()?)))
+            .map(|(slot, t)| NodeOutput { slot: slot as i32, tensor_description: Some(describe(t)) })
+            .collect();
+        let total_bytes = outputs.iter().flatten().map(tensor_bytes).sum();
+        let start_micros = self.start_epoch_micros + start_nanos / 1000;
+        self.nodes.push(NodeExecStats {
+            node_name: node.name.clone(),
+            all_start_micros: start_micros,
+            op_start_rel_micros: 0,
+            op_end_rel_micros: op_end / 1000,
+            all_end_rel_micros: all_end / 1000,
+            memory: vec![AllocatorMemoryUsed {
+                allocator_name: ALLOCATOR.to_string(),
+                total_bytes,
+                peak_bytes: self.peak,
+                live_bytes,
+            }],
+            output,
+            timeline_label: self.timeline_label(node),
+            scheduled_micros: start_micros,
+            thread_id: 0,
+            all_start_nanos: self.start_epoch_micros * 1000 + start_nanos,
+            op_start_rel_nanos: 0,
+            op_end_rel_nanos: op_end,
+            all_end_rel_nanos: all_end,
+        });
+    }
+
+    /// `name = OpType(input, ..., ^control)`, TensorFlow's timeline label.
+    fn timeline_label(&self, node: &Node) -> String {
+        let name = |id: usize| self.names.get(id).map_or("?", String::as_str);
+        let data = node.inputs.iter().map(|&(id, port)| match port {
+            0 => name(id).to_string(),
+            _ => format!("{}:{port}", name(id)),
+        });
+        let control = node.control_inputs.iter().map(|&id| format!("^{}", name(id)));
+        format!("{} = {}({})", node.name, node.op_type, data.chain(control).collect::<Vec<_>>().join(", "))
+    }
+
+    /// The run's `RunMetadata`.
+    pub(crate) fn finish(self) -> RunMetadata {
+        RunMetadata {
+            step_stats: Some(StepStats {
+                dev_stats: vec![DeviceStepStats { device: CPU_DEVICE.to_string(), node_stats: self.nodes }],
+            }),
+        }
+    }
+}
+
+/// A tensor's dtype, shape and bytes.
+fn describe(t: &Tensor) -> TensorDescription {
+    let bytes = tensor_bytes(t);
+    TensorDescription {
+        dtype: t.dtype().as_enum(),
+        shape: Some(TensorShapeProto::from_dims(t.shape())),
+        allocation_description: Some(AllocationDescription {
+            requested_bytes: bytes,
+            allocated_bytes: bytes,
+            allocator_name: ALLOCATOR.to_string(),
+        }),
+    }
+}
+
+/// The bytes of a tensor's buffer (strings: the bytes of their contents).
+pub(crate) fn tensor_bytes(t: &Tensor) -> i64 {
+    match t.storage() {
+        Storage::Str(v) => v.iter().map(|s| s.len() as i64).sum(),
+        _ => t.dtype().size().map_or(0, |s| (s * t.num_elements()) as i64),
+    }
+}
+
+/// The bytes of the distinct buffers among `tensors` (a buffer shared by several values
+/// counts once).
+pub(crate) fn distinct_bytes<'a>(tensors: impl Iterator<Item = &'a Tensor>) -> i64 {
+    let mut seen: HashSet<*const Storage> = HashSet::new();
+    tensors.filter(|t| seen.insert(t.storage() as *const Storage)).map(tensor_bytes).sum()
+}
