@@ -1,4 +1,5 @@
-//! Runs a [`Plan`]: a dataflow executor (TensorFlow's executor, one thread today). Ready
+//! Runs a [`Plan`]: a dataflow executor (TensorFlow's executor; ops run one at a time on
+//! the calling thread, their kernels splitting large work over the session's pool). Ready
 //! items wait in a queue (lowest item number first); running one takes its input values
 //! out of its iteration's slots (so a buffer is released when its last reader runs),
 //! computes its outputs (or, when it is dead, dead outputs without computing), and
@@ -10,7 +11,8 @@ use super::frames::{Frames, Task};
 use super::plan::{Fetch, InputMode, Item, Kind, Plan};
 use crate::error::{Error, Result};
 use crate::ops::control_flow::switch_port;
-use crate::ops::{uninitialized, KernelCtx, StepResources, VarSlot};
+use crate::ops::kernels::parallel::PoolScope;
+use crate::ops::{uninitialized, KernelCtx, StepResources, ThreadPool, VarSlot};
 use crate::tensor::Tensor;
 
 /// Runs `plan` with `feeds` (already validated, in plan feed order); returns the fetches.
@@ -18,8 +20,10 @@ use crate::tensor::Tensor;
 /// does not have value" for a fetched tensor that is dead in this run; `Internal`
 /// "Retval[i] has already been set" for one inside a loop that is live in more than one
 /// iteration (as TensorFlow).
-pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
+/// Kernels split their work over `pool`, made current on this thread for the run.
+pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>, pool: &ThreadPool) -> Result<Vec<Tensor>> {
     let _ftz = super::denormal::FlushDenormals::new();
+    let _pool = PoolScope::new(pool);
     let mut fetched: Vec<Option<Tensor>> = vec![None; plan.fetches.len()];
     for (slot, f) in fetched.iter_mut().zip(&plan.fetches) {
         if let Fetch::Feed(i) = f {
@@ -37,7 +41,7 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
         if task.dead && item.kind == Kind::Merge && dead_merges.len() < 3 && !dead_merges.contains(&&*item.node.name) {
             dead_merges.push(&item.node.name);
         }
-        let outputs = run(plan, item, &task, &mut frames, &step)?;
+        let outputs = run(plan, item, &task, &mut frames, &step, pool)?;
         for &(port, fi) in &item.fetches {
             if let Some(t) = &outputs[port] {
                 if fetched[fi].replace(t.clone()).is_some() {
@@ -92,6 +96,7 @@ fn run(
     task: &Task,
     frames: &mut Frames,
     step: &StepResources,
+    pool: &ThreadPool,
 ) -> Result<Vec<Option<Tensor>>> {
     let start = item.input_start;
     let slots = &mut frames.iteration(task.frame, task.iter).inputs[start..start + item.inputs.len()];
@@ -105,7 +110,7 @@ fn run(
             for (i, slot) in slots.iter_mut().enumerate() {
                 inputs.push(input(plan, item, i, slot)?);
             }
-            compute(item, inputs, step)
+            compute(item, inputs, step, pool)
         }
         Kind::Switch => {
             let data = input(plan, item, 0, &mut slots[0])?;
@@ -143,7 +148,7 @@ fn input(plan: &Plan, item: &Item, i: usize, slot: &mut Option<Tensor>) -> Resul
 }
 
 /// Runs `item`'s kernel on `inputs`.
-fn compute(item: &Item, inputs: Vec<Tensor>, step: &StepResources) -> Result<Vec<Option<Tensor>>> {
+fn compute(item: &Item, inputs: Vec<Tensor>, step: &StepResources, pool: &ThreadPool) -> Result<Vec<Option<Tensor>>> {
     let node = &item.node;
     let mut ctx = KernelCtx {
         node_name: &node.name,
@@ -152,6 +157,7 @@ fn compute(item: &Item, inputs: Vec<Tensor>, step: &StepResources) -> Result<Vec
         vars: &item.vars,
         rng: item.rng.as_deref(),
         step,
+        pool,
     };
     let outs = item.kernel.compute(&mut ctx).map_err(|e| {
         if names_op(&e.message, &node.name) {
