@@ -250,6 +250,6 @@ fn many_threads_and_sessions_run_at_once() {
     });
     for s in &sessions {
         // 8 threads over 4 sessions: 2 threads per session, 5 calls each
-        assert_eq!(s.variable_value(&counter.op()).unwrap(), Tensor::scalar(10i64));
+        assert_eq!(s.variable_value(counter.op()).unwrap(), Tensor::scalar(10i64));
     }
 }

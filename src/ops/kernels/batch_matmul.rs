@@ -58,6 +58,9 @@ pub fn batch_matmul(a: &Tensor, b: &Tensor, adj_a: bool, adj_b: bool) -> Result<
     }
 }
 
+/// A float product `c = a @ b` on slices ([`gemm`]).
+type GemmSlices<T> = fn(Dims, &[T], &[T], &mut [T]);
+
 /// One product per `(offset in a, offset in b)` pair, into consecutive `m * n` blocks.
 fn run<T: Num>(
     a: &Tensor,
@@ -65,7 +68,7 @@ fn run<T: Num>(
     shape: &[usize],
     pairs: &[(usize, usize)],
     d: Dims,
-    gemm: Option<fn(Dims, &[T], &[T], &mut [T])>,
+    gemm: Option<GemmSlices<T>>,
 ) -> Result<Tensor> {
     let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     let mut c = vec![T::ZERO; pairs.len() * d.m * d.n];
