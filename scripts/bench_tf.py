@@ -44,8 +44,11 @@ tf.get_logger().setLevel("ERROR")
 DEFAULT_META = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "tf-2.21", "seed004", "model.ckpt.meta")
 
 
+THREADS = 1
+
+
 def config():
-    return tf1.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+    return tf1.ConfigProto(intra_op_parallelism_threads=THREADS, inter_op_parallelism_threads=THREADS)
 
 
 def median_time(fn, n, warmup):
@@ -160,7 +163,14 @@ def main():
     ap.add_argument("--only-checkpoint", action="store_true", help="run (c) only")
     ap.add_argument("--graph-reps", type=int, default=5, help="builds and imports timed for (d)")
     ap.add_argument("--only-graph", action="store_true", help="run (d) only")
+    ap.add_argument("--only-mlp", action="store_true", help="run (b) only")
+    ap.add_argument("--threads", type=int, default=1, help="intra- and inter-op threads (0 = TensorFlow's default)")
     a = ap.parse_args()
+    global THREADS
+    THREADS = a.threads
+    if a.only_mlp:
+        print(json.dumps({"tf_mlp_adam_step_ms": round(bench_mlp(a.steps), 4), "threads": a.threads}))
+        return
     tf1.disable_v2_behavior()
     res = {}
     if not a.only_checkpoint and not a.only_graph:

@@ -5,6 +5,7 @@
 use crate::dataset::Dataset;
 use crate::guard::{check_output, Input, Writes};
 use crate::run::write_npy;
+use crate::threads::session_options;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -25,6 +26,8 @@ pub struct DemoArgs {
     pub steps: Option<usize>,
     /// Seed of the split and the initializers.
     pub seed: u64,
+    /// `--threads N`: intra-op threads of the session (`None`: the default, one per core).
+    pub threads: Option<usize>,
     /// Replace files in `out` of another kind, or the `--data` file.
     pub force: bool,
 }
@@ -167,7 +170,7 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
         seed: Some(args.seed),
     };
     let model = Mlp::build(&graph, &cfg).map_err(err)?;
-    let session = Session::new(&graph).map_err(err)?;
+    let session = Session::with_options(&graph, &session_options(args.threads)?).map_err(err)?;
     session.run_targets(&[&model.init]).map_err(err)?;
     let xs = Tensor::new(&[train_x.len(), f], spec.standardize(&train_x).map_err(err)?.concat()).map_err(err)?;
     let ys = Tensor::new(&[train_y.len(), c], one_hot(&train_y, c)).map_err(err)?;

@@ -6,6 +6,7 @@ use crate::dataset::{Dataset, DIGITS_MAX_PIXEL, DIGITS_SIDE};
 use crate::demo::{argmax, err, one_hot, prepare_out, write_json, DemoArgs};
 use crate::guard::Writes;
 use crate::run::write_npy;
+use crate::threads::session_options;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -82,7 +83,7 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
 
     let graph = Graph::new();
     let model = Cnn::build(&graph, &config(args.seed, Some(0.01))).map_err(err)?;
-    let session = Session::new(&graph).map_err(err)?;
+    let session = Session::with_options(&graph, &session_options(args.threads)?).map_err(err)?;
     session.run_targets(&[&model.init]).map_err(err)?;
     let (y, loss, train) = (
         model.y.as_ref().ok_or("no labels")?,
@@ -130,7 +131,7 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
     let sample = &test_idx[..5];
     let inputs = images(&data, sample)?;
     write_npy(&args.out.join("inputs.npy"), &inputs)?;
-    let probs = forecast(args.seed, &prefix, &inputs)?;
+    let probs = forecast(args.seed, &prefix, &inputs, args.threads)?;
     let p = probs.as_slice::<f32>().map_err(err)?;
     println!("restored into a fresh inference graph; forecasts of 5 held-out images:");
     for (i, &id) in sample.iter().enumerate() {
@@ -151,10 +152,10 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
 }
 
 /// Builds the inference graph once, restores `prefix` into it and forecasts `inputs`.
-fn forecast(seed: u64, prefix: &Path, inputs: &Tensor) -> Result<Tensor, String> {
+fn forecast(seed: u64, prefix: &Path, inputs: &Tensor, threads: Option<usize>) -> Result<Tensor, String> {
     let graph = Graph::new();
     let model = Cnn::build(&graph, &config(seed, None)).map_err(err)?;
-    let session = Session::new(&graph).map_err(err)?;
+    let session = Session::with_options(&graph, &session_options(threads)?).map_err(err)?;
     Saver::new(&graph).and_then(|s| s.restore(&session, prefix)).map_err(err)?;
     session.fetch(&[(&model.x, inputs.clone())], &model.probs).map_err(err)
 }

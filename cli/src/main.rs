@@ -14,6 +14,7 @@ mod profile;
 mod restore;
 mod run;
 mod saved_model;
+mod threads;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -124,6 +125,10 @@ enum Command {
         /// Seed for the data split and the weight initializers.
         #[arg(long, default_value_t = 42)]
         seed: u64,
+        /// Threads one op may split its work over (ConfigProto's intra_op_parallelism_threads;
+        /// 0 = one per core, the default).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
         /// Replace files in --out that are not what the demo writes there, or the --data file.
         #[arg(long)]
         force: bool,
@@ -203,6 +208,10 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Threads one op may split its work over (ConfigProto's intra_op_parallelism_threads;
+        /// 0 = one per core, the default).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
         /// Replace files under --out even when they are inputs or not .npy files.
         #[arg(long)]
         force: bool,
@@ -265,8 +274,8 @@ impl RestoreArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo { out, model, data, steps, seed, force } => {
-            let args = demo::DemoArgs { out, data, steps, seed, force };
+        Command::Demo { out, model, data, steps, seed, threads, force } => {
+            let args = demo::DemoArgs { out, data, steps, seed, threads, force };
             match model {
                 demo::DemoModel::Mlp => demo::run(&args, steps.unwrap_or(demo::DEFAULT_STEPS)),
                 demo::DemoModel::Cnn => demo_cnn::run(&args, steps.unwrap_or(demo_cnn::DEFAULT_STEPS)),
@@ -286,6 +295,7 @@ fn main() -> ExitCode {
             outputs,
             out,
             json,
+            threads,
             force,
             profile,
             restore,
@@ -301,6 +311,7 @@ fn main() -> ExitCode {
                 outputs,
                 out,
                 json,
+                threads,
                 force,
                 profile,
                 restore: restore.flags(),

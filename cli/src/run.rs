@@ -42,6 +42,8 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
     /// Print JSON instead of text.
     pub json: bool,
+    /// `--threads N`: intra-op threads of the session (`None`: the default, one per core).
+    pub threads: Option<usize>,
     /// Replace files under `out` even when they are inputs or files of another kind.
     pub force: bool,
     /// Trace the run and print its profile on stderr ([`crate::profile::profile_text`]).
@@ -143,7 +145,8 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let (model, ckpt) = model_and_checkpoint(args)?;
     let graph = Graph::new();
     let loaded = load_model(&graph, &model, "MODEL")?;
-    let sess = Session::new(&graph).map_err(|e| e.to_string())?;
+    let sess =
+        Session::with_options(&graph, &crate::threads::session_options(args.threads)?).map_err(|e| e.to_string())?;
     match (&ckpt, loaded.kind, &loaded.saver) {
         (None, _, _) => {}
         (Some(c), ModelKind::Meta, Some(saver)) => {

@@ -2,7 +2,7 @@
 //! graphs and meta graphs; bad input exits 1 with a message on stderr and never panics.
 
 mod common;
-use common::cli::{fails, freeze_args, ok, s};
+use common::cli::{fails, freeze_args, ok, s, tg};
 use common::{assert_close, fixtures};
 use serde_json::Value;
 use std::ffi::OsStr;
@@ -239,4 +239,28 @@ fn damaged_models_are_named_without_library_calls() {
         common::cli::fails_with(&["inspect", &s(&path)], &want);
     }
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 2);
+}
+
+/// `--threads N` sets the session's intra-op threads: the same values on 1 and 2 threads
+/// as with the default, TensorFlow's numbers.
+#[test]
+fn threads_flag_runs_with_that_many_threads() {
+    let dir = fixtures().join("mlp");
+    let pb = s(&dir.join("frozen.pb"));
+    let feed = format!("x={}", s(&dir.join("inputs.npy")));
+    let args = ["run", &pb, "--feed", &feed, "--fetch", "probs:0", "--json"];
+    let default = ok(&args).stdout;
+    let (_, want) = npy_f32(&dir.join("expected_probs.npy"));
+    for n in ["1", "2"] {
+        let o = ok(&[&args[..], &["--threads", n]].concat());
+        assert_eq!(o.stdout, default, "--threads {n}");
+        let v: Value = serde_json::from_str(&o.stdout).unwrap();
+        let rows = v[0]["values"].as_array().unwrap();
+        let got: Vec<f64> =
+            rows.iter().flat_map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap())).collect();
+        assert_close("probs:0", &got, &f64s(&want));
+    }
+    let o = tg(&[&args[..], &["--threads", "many"]].concat());
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(o.stderr.contains("invalid value 'many' for '--threads <N>'"), "{}", o.stderr);
 }

@@ -1,6 +1,9 @@
 //! Convolution and pooling (TensorFlow's `nn_ops`), NHWC only: Conv2D with its gradient
 //! ops Conv2DBackpropInput and Conv2DBackpropFilter, MaxPool/MaxPoolGrad and
-//! AvgPool/AvgPoolGrad. Conv2D runs as im2col + matrix product.
+//! AvgPool/AvgPoolGrad. Conv2D runs as a matrix product: straight on the NHWC input for a
+//! 1x1 stride-1 convolution, else on the patch matrix (im2col, made in parallel into one
+//! buffer sized once per run of the kernel); pooling splits output rows over the intra-op
+//! pool.
 //!
 //! Not supported (errors `Unimplemented` naming the op): `data_format = "NCHW"`,
 //! `padding = "EXPLICIT"`, dilations other than 1, grouped convolutions.
@@ -12,7 +15,7 @@
 //! function chosen for the node's dtype; a run only reads tensors.
 
 use super::array::int_values;
-use super::kernels::{matmul as matmul_kernel, Float, Num};
+use super::kernels::{gemm, matmul as matmul_kernel, parallel, Dims, Float, Gemm, Num};
 use super::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
@@ -267,26 +270,35 @@ fn shape_vec(t: &Tensor, what: &str) -> Result<Vec<usize>> {
 
 // ---------------------------------------------------------------- im2col
 
-/// Rows `[oh*ow]` of patches `[kh*kw*c]` of image `img` (zeros outside the input).
-fn im2col<T: Num>(x: &[T], g: &Geom, img: usize, out: &mut Vec<T>) {
+/// The patches `[ow, kh*kw*c]` of output row `oy` of image `img` into `out` (zeros outside
+/// the input); `out` holds exactly `ow * kh * kw * c` elements.
+fn im2col_row<T: Num>(x: &[T], g: &Geom, img: usize, oy: usize, out: &mut [T]) {
     let c = g.c;
     let base = img * g.h * g.w * c;
-    for oy in 0..g.oh {
-        for ox in 0..g.ow {
-            for ky in 0..g.kh {
-                let iy = g.iy(oy, ky);
-                for kx in 0..g.kw {
-                    match (iy, g.ix(ox, kx)) {
-                        (Some(iy), Some(ix)) => {
-                            let s = base + (iy * g.w + ix) * c;
-                            out.extend_from_slice(&x[s..s + c]);
-                        }
-                        _ => out.extend(std::iter::repeat_n(T::ZERO, c)),
+    let mut p = 0;
+    for ox in 0..g.ow {
+        for ky in 0..g.kh {
+            let iy = g.iy(oy, ky);
+            for kx in 0..g.kw {
+                let dst = &mut out[p..p + c];
+                match (iy, g.ix(ox, kx)) {
+                    (Some(iy), Some(ix)) => {
+                        let s = base + (iy * g.w + ix) * c;
+                        dst.copy_from_slice(&x[s..s + c]);
                     }
+                    _ => dst.fill(T::ZERO),
                 }
+                p += c;
             }
         }
     }
+}
+
+/// The patch matrix `[(end - img) * oh * ow, kh*kw*c]` of images `img..end` into `cols`
+/// (exactly that long), output rows split over the intra-op pool.
+fn im2col<T: Num>(x: &[T], g: &Geom, img: usize, cols: &mut [T]) {
+    let row = g.ow * g.kh * g.kw * g.c;
+    parallel::for_rows(cols, row, cols.len(), |r, out| im2col_row(x, g, img + r / g.oh, r % g.oh, out));
 }
 
 /// Adds patch gradients `cols` (`[oh*ow, kh*kw*c]` for image `img`) back into `dx`.
@@ -318,22 +330,33 @@ fn images_per_chunk(g: &Geom) -> usize {
     (8_000_000 / per).clamp(1, g.n.max(1))
 }
 
-fn conv_forward<T: Float>(x: &Tensor, f: &Tensor, g: &Geom, o: usize) -> Result<Tensor> {
-    let xv = x.as_slice::<T>()?;
+/// `Dims` of `[rows, k] @ [k, o]`, both row-major.
+fn dims(rows: usize, k: usize, o: usize) -> Dims {
+    Dims { m: rows, k, n: o, rsa: k as isize, csa: 1, rsb: o as isize, csb: 1 }
+}
+
+/// True for a 1x1 stride-1 window without padding: the NHWC input is the patch matrix.
+fn is_pointwise(g: &Geom) -> bool {
+    g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w
+}
+
+fn conv_forward<T: Float + Gemm>(x: &Tensor, f: &Tensor, g: &Geom, o: usize) -> Result<Tensor> {
+    let (xv, fv) = (x.as_slice::<T>()?, f.as_slice::<T>()?);
     let k = g.kh * g.kw * g.c;
-    let fm = f.reshape(&[k, o])?;
-    let mut out: Vec<T> = Vec::with_capacity(g.n * g.oh * g.ow * o);
+    let rows = g.oh * g.ow;
+    let mut out = try_filled(T::ZERO, checked_num_elements(&[g.n, g.oh, g.ow, o])?, x.dtype())?;
+    if is_pointwise(g) {
+        gemm(dims(g.n * rows, k, o), xv, fv, &mut out);
+        return Tensor::new(&[g.n, g.oh, g.ow, o], out);
+    }
     let chunk = images_per_chunk(g);
+    let mut cols = try_filled(T::ZERO, chunk.min(g.n) * rows * k, x.dtype())?;
     let mut img = 0;
     while img < g.n {
         let end = (img + chunk).min(g.n);
-        let mut cols = Vec::with_capacity((end - img) * g.oh * g.ow * k);
-        for i in img..end {
-            im2col(xv, g, i, &mut cols);
-        }
-        let rows = (end - img) * g.oh * g.ow;
-        let y = matmul_kernel(&Tensor::new(&[rows, k], cols)?, &fm, false, false)?;
-        out.extend_from_slice(y.as_slice::<T>()?);
+        let cols = &mut cols[..(end - img) * rows * k];
+        im2col(xv, g, img, cols);
+        gemm(dims((end - img) * rows, k, o), cols, fv, &mut out[img * rows * o..end * rows * o]);
         img = end;
     }
     Tensor::new(&[g.n, g.oh, g.ow, o], out)
@@ -360,24 +383,30 @@ fn conv_backprop_input<T: Float>(f: &Tensor, dy: &Tensor, g: &Geom, o: usize) ->
     Tensor::new(&[g.n, g.h, g.w, g.c], dx)
 }
 
-fn conv_backprop_filter<T: Float>(x: &Tensor, dy: &Tensor, g: &Geom, o: usize) -> Result<Tensor> {
+fn conv_backprop_filter<T: Float + Gemm>(x: &Tensor, dy: &Tensor, g: &Geom, o: usize) -> Result<Tensor> {
     let xv = x.as_slice::<T>()?;
     let k = g.kh * g.kw * g.c;
     let rows = g.oh * g.ow;
     let dyv = dy.as_slice::<T>()?;
     let mut acc = vec![T::ZERO; k * o];
+    let mut part = vec![T::ZERO; k * o];
     let chunk = images_per_chunk(g);
+    let pointwise = is_pointwise(g);
+    let mut cols = if pointwise { Vec::new() } else { try_filled(T::ZERO, chunk.min(g.n) * rows * k, x.dtype())? };
     let mut img = 0;
     while img < g.n {
         let end = (img + chunk).min(g.n);
-        let mut cols = Vec::with_capacity((end - img) * rows * k);
-        for i in img..end {
-            im2col(xv, g, i, &mut cols);
-        }
-        let pm = Tensor::new(&[(end - img) * rows, k], cols)?;
-        let d = Tensor::new(&[(end - img) * rows, o], dyv[img * rows * o..end * rows * o].to_vec())?;
-        let part = matmul_kernel(&pm, &d, true, false)?;
-        for (a, &v) in acc.iter_mut().zip(part.as_slice::<T>()?) {
+        let r = (end - img) * rows;
+        let pm: &[T] = if pointwise {
+            &xv[img * rows * k..end * rows * k]
+        } else {
+            im2col(xv, g, img, &mut cols[..r * k]);
+            &cols[..r * k]
+        };
+        // patches^T @ dy: [k, r] @ [r, o]
+        let d = Dims { m: k, k: r, n: o, rsa: 1, csa: k as isize, rsb: o as isize, csb: 1 };
+        gemm(d, pm, &dyv[img * rows * o..end * rows * o], &mut part);
+        for (a, &v) in acc.iter_mut().zip(&part) {
             *a += v;
         }
         img = end;
@@ -738,29 +767,27 @@ fn pool_infer(x: &Shape, a: &Attrs, what: &str) -> Result<Shape> {
 fn max_pool_kernel<T: Num>(x: &Tensor, g: &Geom) -> Result<Tensor> {
     let xv = x.as_slice::<T>()?;
     let c = g.c;
-    let mut out = Vec::with_capacity(g.n * g.oh * g.ow * c);
-    let mut acc = vec![T::MIN; c];
-    for n in 0..g.n {
-        for oy in 0..g.oh {
-            for ox in 0..g.ow {
-                acc.iter_mut().for_each(|a| *a = T::MIN);
-                for ky in g.ky_range(oy) {
-                    let Some(iy) = g.iy(oy, ky) else { continue };
-                    for kx in g.kx_range(ox) {
-                        let Some(ix) = g.ix(ox, kx) else { continue };
-                        let s = ((n * g.h + iy) * g.w + ix) * c;
-                        for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
-                            // NaN propagates
-                            if v > *a || v.partial_cmp(&v).is_none() {
-                                *a = v;
-                            }
+    let mut out = try_filled(T::MIN, checked_num_elements(&[g.n, g.oh, g.ow, c])?, x.dtype())?;
+    // one piece per output row (n, oy); the work is the windows read
+    let work = out.len() * g.kh * g.kw;
+    parallel::for_rows(&mut out, g.ow * c, work, |r, row| {
+        let (n, oy) = (r / g.oh, r % g.oh);
+        for (ox, acc) in row.chunks_mut(c.max(1)).enumerate() {
+            for ky in g.ky_range(oy) {
+                let Some(iy) = g.iy(oy, ky) else { continue };
+                for kx in g.kx_range(ox) {
+                    let Some(ix) = g.ix(ox, kx) else { continue };
+                    let s = ((n * g.h + iy) * g.w + ix) * c;
+                    for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
+                        // NaN propagates
+                        if v > *a || v.partial_cmp(&v).is_none() {
+                            *a = v;
                         }
                     }
                 }
-                out.extend_from_slice(&acc);
             }
         }
-    }
+    });
     Tensor::new(&[g.n, g.oh, g.ow, c], out)
 }
 
@@ -774,27 +801,25 @@ fn window_count(g: &Geom, oy: usize, ox: usize) -> usize {
 fn avg_pool_kernel<T: Float>(x: &Tensor, g: &Geom) -> Result<Tensor> {
     let xv = x.as_slice::<T>()?;
     let c = g.c;
-    let mut out = Vec::with_capacity(g.n * g.oh * g.ow * c);
-    let mut acc = vec![T::ZERO; c];
-    for n in 0..g.n {
-        for oy in 0..g.oh {
-            for ox in 0..g.ow {
-                acc.iter_mut().for_each(|a| *a = T::ZERO);
-                for ky in g.ky_range(oy) {
-                    let Some(iy) = g.iy(oy, ky) else { continue };
-                    for kx in g.kx_range(ox) {
-                        let Some(ix) = g.ix(ox, kx) else { continue };
-                        let s = ((n * g.h + iy) * g.w + ix) * c;
-                        for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
-                            *a += v;
-                        }
+    let mut out = try_filled(T::ZERO, checked_num_elements(&[g.n, g.oh, g.ow, c])?, x.dtype())?;
+    let work = out.len() * g.kh * g.kw;
+    parallel::for_rows(&mut out, g.ow * c, work, |r, row| {
+        let (n, oy) = (r / g.oh, r % g.oh);
+        for (ox, acc) in row.chunks_mut(c.max(1)).enumerate() {
+            for ky in g.ky_range(oy) {
+                let Some(iy) = g.iy(oy, ky) else { continue };
+                for kx in g.kx_range(ox) {
+                    let Some(ix) = g.ix(ox, kx) else { continue };
+                    let s = ((n * g.h + iy) * g.w + ix) * c;
+                    for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
+                        *a += v;
                     }
                 }
-                let cnt = T::from_f64(window_count(g, oy, ox).max(1) as f64);
-                out.extend(acc.iter().map(|&a| a / cnt));
             }
+            let cnt = T::from_f64(window_count(g, oy, ox).max(1) as f64);
+            acc.iter_mut().for_each(|a| *a = *a / cnt);
         }
-    }
+    });
     Tensor::new(&[g.n, g.oh, g.ow, c], out)
 }
 

@@ -26,6 +26,7 @@ pub mod schema;
 pub mod stack;
 pub mod step_resources;
 pub mod tensor_array;
+pub mod thread_pool;
 pub mod training;
 pub mod unknown;
 mod variable_common;
@@ -64,6 +65,7 @@ pub use tensor_array::{
     tensor_array_grad_with_shape, tensor_array_read_v3, tensor_array_scatter_v3, tensor_array_size_v3,
     tensor_array_split_v3, tensor_array_v3, tensor_array_write_v3, TensorArrayOptions,
 };
+pub use thread_pool::ThreadPool;
 pub use variables::VariableOptions;
 
 /// What shape inference sees of a node being added: its attrs and the dtype and
@@ -183,6 +185,9 @@ pub struct KernelCtx<'a> {
     pub rng: Option<&'a Mutex<rand_chacha::ChaCha8Rng>>,
     /// The resources of the current run (TensorArrays, stacks).
     pub step: &'a StepResources,
+    /// The session's intra-op pool, which kernels split large work over (the numeric
+    /// helpers in `ops::kernels::parallel` reach the same pool without a context).
+    pub pool: &'a ThreadPool,
 }
 
 impl KernelCtx<'_> {

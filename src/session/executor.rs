@@ -1,4 +1,5 @@
-//! Runs a [`Plan`]: a dataflow executor (TensorFlow's executor, one thread today). Ready
+//! Runs a [`Plan`]: a dataflow executor (TensorFlow's executor; ops run one at a time on
+//! the calling thread, their kernels splitting large work over the session's pool). Ready
 //! items wait in a queue (lowest item number first); running one takes its input values
 //! out of its iteration's slots (so a buffer is released when its last reader runs),
 //! computes its outputs (or, when it is dead, dead outputs without computing), and
@@ -11,7 +12,8 @@ use super::plan::{Fetch, InputMode, Item, Kind, Plan};
 use super::step_stats::{distinct_bytes, NodeTimes, Tracer};
 use crate::error::{Error, Result};
 use crate::ops::control_flow::switch_port;
-use crate::ops::{uninitialized, KernelCtx, StepResources, VarSlot};
+use crate::ops::kernels::parallel::PoolScope;
+use crate::ops::{uninitialized, KernelCtx, StepResources, ThreadPool, VarSlot};
 use crate::tensor::Tensor;
 use std::time::Instant;
 
@@ -19,9 +21,16 @@ use std::time::Instant;
 /// Errors: the first kernel error (prefixed with the op); `InvalidArgument` "Retval[i]
 /// does not have value" for a fetched tensor that is dead in this run; `Internal`
 /// "Retval[i] has already been set" for one inside a loop that is live in more than one
-/// iteration (as TensorFlow). With a `tracer`, each node run is recorded in it.
-pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>, mut tracer: Option<&mut Tracer>) -> Result<Vec<Tensor>> {
+/// iteration (as TensorFlow). Kernels split their work over `pool`, made current on this
+/// thread for the run. With a `tracer`, each node run is recorded in it.
+pub(crate) fn execute(
+    plan: &Plan,
+    feeds: Vec<Tensor>,
+    pool: &ThreadPool,
+    mut tracer: Option<&mut Tracer>,
+) -> Result<Vec<Tensor>> {
     let _ftz = super::denormal::FlushDenormals::new();
+    let _pool = PoolScope::new(pool);
     let mut fetched: Vec<Option<Tensor>> = vec![None; plan.fetches.len()];
     for (slot, f) in fetched.iter_mut().zip(&plan.fetches) {
         if let Fetch::Feed(i) = f {
@@ -40,7 +49,7 @@ pub(crate) fn execute(plan: &Plan, feeds: Vec<Tensor>, mut tracer: Option<&mut T
             dead_merges.push(&item.node.name);
         }
         let op_start = tracer.is_some().then(Instant::now);
-        let outputs = run(plan, item, &task, &mut frames, &step)?;
+        let outputs = run(plan, item, &task, &mut frames, &step, pool)?;
         let op_end = tracer.is_some().then(Instant::now);
         // a traced node's outputs as they were computed (propagating moves them on)
         let traced = match (tracer.is_some(), task.dead) {
@@ -107,6 +116,7 @@ fn run(
     task: &Task,
     frames: &mut Frames,
     step: &StepResources,
+    pool: &ThreadPool,
 ) -> Result<Vec<Option<Tensor>>> {
     let start = item.input_start;
     let slots = &mut frames.iteration(task.frame, task.iter).inputs[start..start + item.inputs.len()];
@@ -120,7 +130,7 @@ fn run(
             for (i, slot) in slots.iter_mut().enumerate() {
                 inputs.push(input(plan, item, i, slot)?);
             }
-            compute(item, inputs, step)
+            compute(item, inputs, step, pool)
         }
         Kind::Switch => {
             let data = input(plan, item, 0, &mut slots[0])?;
@@ -158,7 +168,7 @@ fn input(plan: &Plan, item: &Item, i: usize, slot: &mut Option<Tensor>) -> Resul
 }
 
 /// Runs `item`'s kernel on `inputs`.
-fn compute(item: &Item, inputs: Vec<Tensor>, step: &StepResources) -> Result<Vec<Option<Tensor>>> {
+fn compute(item: &Item, inputs: Vec<Tensor>, step: &StepResources, pool: &ThreadPool) -> Result<Vec<Option<Tensor>>> {
     let node = &item.node;
     let mut ctx = KernelCtx {
         node_name: &node.name,
@@ -167,6 +177,7 @@ fn compute(item: &Item, inputs: Vec<Tensor>, step: &StepResources) -> Result<Vec
         vars: &item.vars,
         rng: item.rng.as_deref(),
         step,
+        pool,
     };
     let outs = item.kernel.compute(&mut ctx).map_err(|e| {
         if names_op(&e.message, &node.name) {

@@ -1,38 +1,78 @@
 //! The session layer: [`Session`] runs a graph. It prunes the graph to what each
 //! (feeds, fetches, targets) signature needs, orders it, caches that plan, and keeps
-//! variable values.
+//! variable values. [`SessionOptions`] (TensorFlow's `ConfigProto` thread fields) choose
+//! the intra-op pool kernels split their work over (`session/thread_pool.rs`).
 
 mod control_flow_info;
 mod denormal;
 mod executor;
 mod frames;
+mod options;
 mod plan;
 mod ref_alias;
 mod session_state;
 mod step_stats;
+mod thread_pool;
 
 use crate::error::{Error, Result};
 use crate::format::proto::{RunMetadata, RunOptions, TraceLevel};
 use crate::graph::{Graph, Operation, Output};
+use crate::ops::ThreadPool;
 use crate::tensor::{fmt_dims, Tensor};
 use plan::{Plan, PlanKey};
 use session_state::SessionState;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+pub use options::SessionOptions;
+
 /// Runs a graph (`tf.Session`). Variable values live in the session; a graph may have
 /// several sessions, each with its own values. `Send + Sync`: many threads may call
-/// [`Session::run`] at once.
+/// [`Session::run`] at once; they share the session's intra-op pool (see
+/// [`Session::with_options`]).
 pub struct Session {
     graph: Graph,
     state: SessionState,
     plans: RwLock<HashMap<PlanKey, Arc<Plan>>>,
+    pool: ThreadPool,
+    options: SessionOptions,
 }
 
 impl Session {
-    /// A session on `graph`. Errors: none today; kept fallible as TensorFlow's constructor.
+    /// A session on `graph` with TensorFlow's default options (kernels split large work
+    /// over one thread per core, in the pool every default session shares).
+    /// Errors: `ResourceExhausted` when the shared pool's threads cannot be started.
     pub fn new(graph: &Graph) -> Result<Session> {
-        Ok(Session { graph: graph.clone(), state: SessionState::default(), plans: RwLock::new(HashMap::new()) })
+        Session::with_options(graph, &SessionOptions::default())
+    }
+
+    /// A session on `graph` made with `options` (`tf.compat.v1.Session(config=...)`):
+    /// `intra_op_parallelism_threads` is the number of threads one op may split its work
+    /// over (0: one per core; 1: every kernel runs on the thread calling `run`);
+    /// sessions asking for the default share one process-wide pool, a session asking for
+    /// another count or for `use_per_session_threads` gets a pool of its own.
+    /// `inter_op_parallelism_threads` is kept for the executor; ops run one after the
+    /// other on the calling thread today.
+    /// Errors: `InvalidArgument` for a negative intra-op count; `ResourceExhausted` when
+    /// the threads cannot be started.
+    pub fn with_options(graph: &Graph, options: &SessionOptions) -> Result<Session> {
+        Ok(Session {
+            graph: graph.clone(),
+            state: SessionState::default(),
+            plans: RwLock::new(HashMap::new()),
+            pool: thread_pool::for_options(options)?,
+            options: options.clone(),
+        })
+    }
+
+    /// The options this session was made with.
+    pub fn options(&self) -> &SessionOptions {
+        &self.options
+    }
+
+    /// The number of threads this session's kernels split their work over.
+    pub fn intra_op_threads(&self) -> usize {
+        self.pool.threads()
     }
 
     /// The graph this session runs.
@@ -130,7 +170,7 @@ impl Session {
             })?;
             values.push(value);
         }
-        executor::execute(&plan, values, tracer)
+        executor::execute(&plan, values, &self.pool, tracer)
     }
 
     /// Runs `targets` only (`sess.run(op)`), e.g. an initializer or a train op.

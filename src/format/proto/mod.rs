@@ -1,8 +1,8 @@
 //! TensorFlow's graph protobuf messages as hand-written `prost` structs (no protoc):
 //! `DataType` (as `i32`), `TensorShapeProto`, `TensorProto`, `AttrValue`, `NodeDef`,
-//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, `SavedModel`, `Example`
-//! (`tf.train.Example`) and `RunOptions`/`RunMetadata` with step statistics. Field numbers
-//! come from TensorFlow 2.21's descriptors (formats.md §3).
+//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, `SavedModel`, `ConfigProto`
+//! (its thread fields), `Example` (`tf.train.Example`) and `RunOptions`/`RunMetadata` with
+//! step statistics. Field numbers come from TensorFlow 2.21's descriptors (formats.md §3).
 //!
 //! Encoding gives TensorFlow's bytes: fields in number order, proto3 defaults omitted,
 //! sub-messages and oneof members written when set, repeated numbers packed, and map
@@ -14,6 +14,7 @@
 
 mod attr_value;
 mod checkpoint_state;
+mod config;
 mod example;
 mod function;
 mod graph;
@@ -28,6 +29,7 @@ mod types;
 
 pub use attr_value::{AttrValue, ListValue, NameAttrList, Value as AttrValueKind};
 pub use checkpoint_state::CheckpointState;
+pub use config::ConfigProto;
 pub use example::{Example, Feature, FeatureKind, Features};
 pub use function::{FunctionDef, GradientDef};
 pub use graph::{

@@ -10,7 +10,7 @@ use crate::format::checkpoint::index_path;
 use crate::format::proto::{AssetFileDef, CollectionKind, MetaGraphDef, RunMetadata, RunOptions, TensorInfoEncoding};
 use crate::graph::{Graph, Operation, Output};
 use crate::io::meta_graph::ImportMetaGraphOptions;
-use crate::session::Session;
+use crate::session::{Session, SessionOptions};
 use crate::tensor::Tensor;
 use prost::Message;
 use std::path::{Path, PathBuf};
@@ -57,6 +57,17 @@ impl SavedModelBundle {
     /// `InvalidArgument` when a collection holds more than one init op; the init op's run
     /// errors.
     pub fn load(export_dir: impl AsRef<Path>, tags: &[&str]) -> Result<SavedModelBundle> {
+        SavedModelBundle::load_with_options(export_dir, tags, &SessionOptions::default())
+    }
+
+    /// [`load`](Self::load) into a session made with `options`
+    /// (`tf.compat.v1.Session(config=...)`, see [`Session::with_options`]).
+    /// Errors: as [`load`](Self::load), and the session's for bad options.
+    pub fn load_with_options(
+        export_dir: impl AsRef<Path>,
+        tags: &[&str],
+        options: &SessionOptions,
+    ) -> Result<SavedModelBundle> {
         let dir = saved_model_dir(export_dir.as_ref())?;
         let shown = dir.display().to_string();
         let model = read_saved_model(&dir)?;
@@ -70,7 +81,7 @@ impl SavedModelBundle {
                 &format!("loaded from SavedModel {shown}"),
             )
             .map_err(|e| e.context(format!("importing the meta graph of SavedModel {shown}")))?;
-        let session = Session::new(&graph)?;
+        let session = Session::with_options(&graph, options)?;
         if let Some(saver) = saver {
             let prefix = variables_prefix(&dir);
             if !index_path(&prefix).is_file() {

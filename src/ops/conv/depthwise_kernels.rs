@@ -6,7 +6,7 @@
 use super::{list_int, shape_vec, string_attr};
 use crate::error::{Error, Result};
 use crate::graph::Node;
-use crate::ops::kernels::Float;
+use crate::ops::kernels::{parallel, Float};
 use crate::ops::{Kernel, KernelCtx};
 use crate::tensor::{fmt_dims, Tensor};
 
@@ -270,18 +270,35 @@ fn forward<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs) -> Result<Tensor> {
     let fv = f.as_slice::<T>()?;
     let (m, cm) = (g.m, g.c * g.m);
     let mut out = vec![T::ZERO; g.n * g.oh * g.ow * cm];
-    g.for_each_tap(|xi, fi, o| {
-        if m == 1 {
-            // the common depthwise multiplier: one vectorizable line
-            for ((y, &w), &x) in out[o..o + cm].iter_mut().zip(&fv[fi..fi + cm]).zip(&xv[xi..xi + cm]) {
-                *y += x * w;
-            }
-            return;
-        }
-        let rows = out[o..o + cm].chunks_exact_mut(m).zip(fv[fi..fi + cm].chunks_exact(m));
-        for ((ys, ws), &x) in rows.zip(&xv[xi..xi + g.c]) {
-            for (y, &w) in ys.iter_mut().zip(ws) {
-                *y += x * w;
+    if cm == 0 {
+        return format_tensor(out, g.out_nhwc(), a.nchw);
+    }
+    // one piece per output row (image, oy), split over the intra-op pool; each output
+    // position adds its taps in the same order as a serial loop
+    let work = out.len() * g.kh * g.kw;
+    parallel::for_rows(&mut out, g.ow * cm, work, |r, row| {
+        let (n, oy) = (r / g.oh, r % g.oh);
+        for (ox, ys) in row.chunks_exact_mut(cm).enumerate() {
+            for ky in 0..g.kh {
+                let Some(iy) = g.iy(oy, ky) else { continue };
+                for kx in 0..g.kw {
+                    let Some(ix) = g.ix(ox, kx) else { continue };
+                    let xi = ((n * g.h + iy) * g.w + ix) * g.c;
+                    let fi = (ky * g.kw + kx) * cm;
+                    if m == 1 {
+                        // the common depthwise multiplier: one vectorizable line
+                        for ((y, &w), &x) in ys.iter_mut().zip(&fv[fi..fi + cm]).zip(&xv[xi..xi + cm]) {
+                            *y += x * w;
+                        }
+                        continue;
+                    }
+                    let rows = ys.chunks_exact_mut(m).zip(fv[fi..fi + cm].chunks_exact(m));
+                    for ((ys, ws), &x) in rows.zip(&xv[xi..xi + g.c]) {
+                        for (y, &w) in ys.iter_mut().zip(ws) {
+                            *y += x * w;
+                        }
+                    }
+                }
             }
         }
     });

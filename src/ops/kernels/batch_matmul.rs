@@ -1,6 +1,7 @@
 //! Batched matrix products with broadcast batch dimensions (TensorFlow's
 //! `BatchMatMulV2`): float32/float64 through `matrixmultiply`, int32/int64 by a plain loop.
 
+use super::matmul::{gemm, Dims};
 use super::{broadcast_indices, broadcast_shape, Num};
 use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, DType, Tensor};
@@ -49,29 +50,16 @@ pub fn batch_matmul(a: &Tensor, b: &Tensor, adj_a: bool, adj_b: bool) -> Result<
     shape.extend([m, n]);
     let pairs: Vec<(usize, usize)> = ia.into_iter().zip(ib).map(|(i, j)| (i * ar * ac, j * br * bc)).collect();
     match a.dtype() {
-        DType::Float => run::<f32>(a, b, &shape, &pairs, d, Some(matrixmultiply::sgemm)),
-        DType::Double => run::<f64>(a, b, &shape, &pairs, d, Some(matrixmultiply::dgemm)),
+        DType::Float => run::<f32>(a, b, &shape, &pairs, d, Some(gemm::<f32>)),
+        DType::Double => run::<f64>(a, b, &shape, &pairs, d, Some(gemm::<f64>)),
         DType::Int32 => run::<i32>(a, b, &shape, &pairs, d, None),
         DType::Int64 => run::<i64>(a, b, &shape, &pairs, d, None),
         other => Err(Error::invalid_argument(format!("BatchMatMulV2 has no kernel for dtype {other}"))),
     }
 }
 
-/// Sizes and (row, column) strides of one product `[m, k] @ [k, n]`.
-#[derive(Clone, Copy)]
-struct Dims {
-    m: usize,
-    k: usize,
-    n: usize,
-    rsa: isize,
-    csa: isize,
-    rsb: isize,
-    csb: isize,
-}
-
-/// The signature of `matrixmultiply::sgemm` / `dgemm`.
-type Gemm<T> =
-    unsafe fn(usize, usize, usize, T, *const T, isize, isize, *const T, isize, isize, T, *mut T, isize, isize);
+/// A float product `c = a @ b` on slices ([`gemm`]).
+type GemmSlices<T> = fn(Dims, &[T], &[T], &mut [T]);
 
 /// One product per `(offset in a, offset in b)` pair, into consecutive `m * n` blocks.
 fn run<T: Num>(
@@ -80,7 +68,7 @@ fn run<T: Num>(
     shape: &[usize],
     pairs: &[(usize, usize)],
     d: Dims,
-    gemm: Option<Gemm<T>>,
+    gemm: Option<GemmSlices<T>>,
 ) -> Result<Tensor> {
     let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     let mut c = vec![T::ZERO; pairs.len() * d.m * d.n];
@@ -90,26 +78,7 @@ fn run<T: Num>(
     for (out, &(oa, ob)) in c.chunks_mut(d.m * d.n).zip(pairs) {
         let (pa, pb) = (&x[oa..], &y[ob..]);
         match gemm {
-            // SAFETY: from offsets oa and ob the slices hold whole m*k and k*n matrices laid
-            // out with these strides, and `out` holds m*n elements.
-            Some(kernel) => unsafe {
-                kernel(
-                    d.m,
-                    d.k,
-                    d.n,
-                    T::ONE,
-                    pa.as_ptr(),
-                    d.rsa,
-                    d.csa,
-                    pb.as_ptr(),
-                    d.rsb,
-                    d.csb,
-                    T::ZERO,
-                    out.as_mut_ptr(),
-                    d.n as isize,
-                    1,
-                )
-            },
+            Some(gemm) => gemm(d, pa, pb, out),
             None => {
                 for i in 0..d.m {
                     for j in 0..d.n {

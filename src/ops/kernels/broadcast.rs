@@ -1,7 +1,9 @@
 //! NumPy-style broadcasting for element-wise ops (as TensorFlow's `BCast`).
 
+use super::parallel;
 use crate::error::{Error, Result};
 use crate::tensor::{checked_num_elements, fmt_dims, try_with_capacity, Element, Tensor};
+use std::mem::MaybeUninit;
 
 /// The broadcast shape of `a` and `b`. Errors: `InvalidArgument` with both shapes when
 /// they are incompatible.
@@ -35,28 +37,67 @@ fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
     strides
 }
 
-/// Applies `f` element-wise to `a` and `b` with broadcasting.
+/// A vector of `len` elements, each written by `fill(start, piece)` for the consecutive
+/// pieces of the output it is given (split over the intra-op pool when large); `fill` must
+/// write every element of its piece. Errors: `ResourceExhausted` when `len` elements
+/// cannot be allocated.
+fn build<U: Element>(len: usize, fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync + Send) -> Result<Vec<U>> {
+    let mut v = try_with_capacity::<U>(len, U::DTYPE)?;
+    parallel::fill(&mut v.spare_capacity_mut()[..len], fill);
+    // SAFETY: `parallel::fill` gave every element to `fill`, which wrote it.
+    unsafe { v.set_len(len) };
+    Ok(v)
+}
+
+/// Applies `f` element-wise to `a` and `b` with broadcasting (large outputs are split
+/// over the intra-op pool).
 /// Errors: `InvalidArgument` for dtypes other than `T` or incompatible shapes.
-pub fn broadcast_binary<T: Element, U: Element>(a: &Tensor, b: &Tensor, f: impl Fn(T, T) -> U) -> Result<Tensor> {
+pub fn broadcast_binary<T: Element, U: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(T, T) -> U + Sync + Send,
+) -> Result<Tensor> {
     let (xa, xb) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     if a.shape() == b.shape() {
-        return Tensor::new(a.shape(), xa.iter().zip(xb).map(|(&x, &y)| f(x, y)).collect());
+        let v = build(xa.len(), |at, out: &mut [MaybeUninit<U>]| {
+            for ((o, &x), &y) in out.iter_mut().zip(&xa[at..]).zip(&xb[at..]) {
+                o.write(f(x, y));
+            }
+        })?;
+        return Tensor::new(a.shape(), v);
     }
     if xb.len() == 1 && b.rank() <= a.rank() {
         let y = xb[0];
-        return Tensor::new(a.shape(), xa.iter().map(|&x| f(x, y)).collect());
+        let v = build(xa.len(), |at, out: &mut [MaybeUninit<U>]| {
+            for (o, &x) in out.iter_mut().zip(&xa[at..]) {
+                o.write(f(x, y));
+            }
+        })?;
+        return Tensor::new(a.shape(), v);
     }
     if xa.len() == 1 && a.rank() <= b.rank() {
         let x = xa[0];
-        return Tensor::new(b.shape(), xb.iter().map(|&y| f(x, y)).collect());
+        let v = build(xb.len(), |at, out: &mut [MaybeUninit<U>]| {
+            for (o, &y) in out.iter_mut().zip(&xb[at..]) {
+                o.write(f(x, y));
+            }
+        })?;
+        return Tensor::new(b.shape(), v);
     }
     let out = broadcast_shape(a.shape(), b.shape())?;
-    // b is a suffix of a (a bias over rows): chunked loop
+    // b is a suffix of a (a bias over rows): b repeats every xb.len() elements
     if a.shape() == out.as_slice() && b.rank() <= a.rank() && a.shape()[a.rank() - b.rank()..] == *b.shape() {
-        let mut v = Vec::with_capacity(xa.len());
-        for row in xa.chunks(xb.len().max(1)) {
-            v.extend(row.iter().zip(xb).map(|(&x, &y)| f(x, y)));
-        }
+        let m = xb.len().max(1);
+        let v = build(xa.len(), |at, out: &mut [MaybeUninit<U>]| {
+            let mut j = at % m;
+            for (o, &x) in out.iter_mut().zip(&xa[at..]) {
+                o.write(f(x, xb[j]));
+                j += 1;
+                if j == m {
+                    j = 0;
+                }
+            }
+        })?;
         return Tensor::new(&out, v);
     }
     let (sa, sb) = (broadcast_strides(a.shape(), &out), broadcast_strides(b.shape(), &out));
@@ -82,11 +123,17 @@ pub fn broadcast_binary<T: Element, U: Element>(a: &Tensor, b: &Tensor, f: impl 
     Tensor::new(&out, v)
 }
 
-/// Applies `f` to every element. Errors: `InvalidArgument` when the dtype is not `T`'s.
-pub fn unary_map<T: Element, U: Element>(x: &Tensor, f: impl Fn(T) -> U) -> Result<Tensor> {
-    Tensor::new(x.shape(), x.as_slice::<T>()?.iter().map(|&v| f(v)).collect())
+/// Applies `f` to every element (large tensors are split over the intra-op pool).
+/// Errors: `InvalidArgument` when the dtype is not `T`'s.
+pub fn unary_map<T: Element, U: Element>(x: &Tensor, f: impl Fn(T) -> U + Sync + Send) -> Result<Tensor> {
+    let xs = x.as_slice::<T>()?;
+    let v = build(xs.len(), |at, out: &mut [MaybeUninit<U>]| {
+        for (o, &v) in out.iter_mut().zip(&xs[at..]) {
+            o.write(f(v));
+        }
+    })?;
+    Tensor::new(x.shape(), v)
 }
-
 /// For an input of `shape` broadcast to `out` (NumPy rules; `shape` no longer than `out`
 /// and compatible with it), the input's flat index of every output element, row-major.
 pub fn broadcast_indices(shape: &[usize], out: &[usize]) -> Vec<usize> {

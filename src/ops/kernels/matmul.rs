@@ -1,8 +1,15 @@
-//! Matrix products through the `matrixmultiply` crate (f32, f64).
+//! Matrix products through the `matrixmultiply` crate (f32, f64), split over the intra-op
+//! pool: a product with enough work is cut into blocks of output rows (or of output
+//! columns when there are few rows), each block one `matrixmultiply` call on one thread.
+//! Measured against the `gemm` crate and `matrixmultiply`'s own threading (BENCHMARKS.md):
+//! `matrixmultiply` was faster per core here, and splitting on the session's pool keeps
+//! the threads within it. `matrixmultiply` picks its kernel (AVX2/FMA, SSE2, ...) from
+//! the CPU at run time, so one binary runs everywhere.
 
-use super::Num;
+use super::{parallel, Num};
 use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, try_filled, DType, Tensor};
+use rayon::prelude::*;
 
 /// `a @ b` for rank-2 float32/float64 tensors, with TensorFlow's `transpose_a` and
 /// `transpose_b`. Errors: `InvalidArgument` for other ranks/dtypes or mismatched inner
@@ -31,55 +38,121 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
     let (rsb, csb) = if transpose_b { (1, bc as isize) } else { (bc as isize, 1) };
     let dims = Dims { m, k, n, rsa, csa, rsb, csb };
     match a.dtype() {
-        DType::Float => gemm::<f32>(a, b, dims, matrixmultiply::sgemm),
-        DType::Double => gemm::<f64>(a, b, dims, matrixmultiply::dgemm),
+        DType::Float => product::<f32>(a, b, dims),
+        DType::Double => product::<f64>(a, b, dims),
         other => Err(Error::invalid_argument(format!("MatMul has no kernel for dtype {other}"))),
     }
 }
 
 /// Sizes and (row, column) strides of a product `[m, k] @ [k, n]`.
 #[derive(Clone, Copy)]
-struct Dims {
-    m: usize,
-    k: usize,
-    n: usize,
-    rsa: isize,
-    csa: isize,
-    rsb: isize,
-    csb: isize,
+pub(crate) struct Dims {
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    pub rsa: isize,
+    pub csa: isize,
+    pub rsb: isize,
+    pub csb: isize,
 }
 
 /// The signature of `matrixmultiply::sgemm` / `dgemm`.
-type Gemm<T> =
+type GemmFn<T> =
     unsafe fn(usize, usize, usize, T, *const T, isize, isize, *const T, isize, isize, T, *mut T, isize, isize);
 
-fn gemm<T: Num>(a: &Tensor, b: &Tensor, d: Dims, kernel: Gemm<T>) -> Result<Tensor> {
+/// A float type with a `matrixmultiply` kernel.
+pub(crate) trait Gemm: Num {
+    /// `matrixmultiply::sgemm` or `dgemm`.
+    const GEMM: GemmFn<Self>;
+}
+impl Gemm for f32 {
+    const GEMM: GemmFn<f32> = matrixmultiply::sgemm;
+}
+impl Gemm for f64 {
+    const GEMM: GemmFn<f64> = matrixmultiply::dgemm;
+}
+
+fn product<T: Gemm>(a: &Tensor, b: &Tensor, d: Dims) -> Result<Tensor> {
     let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     // [m, 0] @ [0, n] is m * n zeros from two empty inputs: checked and allocated fallibly
     let len = d.m.checked_mul(d.n).ok_or_else(|| {
         Error::invalid_argument(format!("MatMul output [{}, {}] has more elements than fit in memory", d.m, d.n))
     })?;
     let mut c = try_filled(T::ZERO, len, a.dtype())?;
-    if d.m > 0 && d.n > 0 && d.k > 0 {
-        // SAFETY: the slices hold m*k, k*n and m*n elements laid out with these strides.
-        unsafe {
-            kernel(
-                d.m,
-                d.k,
-                d.n,
-                T::ONE,
-                x.as_ptr(),
-                d.rsa,
-                d.csa,
-                y.as_ptr(),
-                d.rsb,
-                d.csb,
-                T::ZERO,
-                c.as_mut_ptr(),
-                d.n as isize,
-                1,
-            )
-        };
-    }
+    gemm(d, x, y, &mut c);
     Tensor::new(&[d.m, d.n], c)
+}
+
+/// A pointer that may cross to the pool's threads (each piece writes its own block).
+#[derive(Clone, Copy)]
+struct SendPtr<T>(*mut T);
+// SAFETY: the pieces given one pointer write disjoint blocks of the output.
+unsafe impl<T> Send for SendPtr<T> {}
+unsafe impl<T> Sync for SendPtr<T> {}
+
+/// Multiply-adds below which a product runs on one thread (about 40 µs of work).
+const MIN_PARALLEL_MACS: usize = 1 << 21;
+
+/// `c = a @ b` where `a` and `b` hold the matrices of `d` (from their first element, with
+/// `d`'s strides) and `c` is `[m, n]` row-major. Split over the intra-op pool when large.
+/// Panics when the slices are shorter than `d` says (callers size them from `d`).
+pub(crate) fn gemm<T: Gemm>(d: Dims, a: &[T], b: &[T], c: &mut [T]) {
+    if d.m == 0 || d.n == 0 {
+        return;
+    }
+    let span = |rows: usize, rs: isize, cols: usize, cs: isize| (rows - 1) * rs as usize + (cols - 1) * cs as usize + 1;
+    assert!(c.len() >= d.m * d.n);
+    if d.k == 0 {
+        c[..d.m * d.n].iter_mut().for_each(|v| *v = T::ZERO);
+        return;
+    }
+    assert!(a.len() >= span(d.m, d.rsa, d.k, d.csa) && b.len() >= span(d.k, d.rsb, d.n, d.csb));
+    let threads = parallel::threads();
+    let macs = d.m.saturating_mul(d.n).saturating_mul(d.k);
+    // SAFETY (every call below): the bounds were checked above; each call reads rows
+    // [i0, i0+rows) of a and columns [j0, j0+cols) of b, and writes that block of c.
+    let call = |i0: usize, rows: usize, j0: usize, cols: usize, c: SendPtr<T>| unsafe {
+        T::GEMM(
+            rows,
+            d.k,
+            cols,
+            T::ONE,
+            a.as_ptr().offset(i0 as isize * d.rsa),
+            d.rsa,
+            d.csa,
+            b.as_ptr().offset(j0 as isize * d.csb),
+            d.rsb,
+            d.csb,
+            T::ZERO,
+            c.0.add(i0 * d.n + j0),
+            d.n as isize,
+            1,
+        )
+    };
+    let out = SendPtr(c.as_mut_ptr());
+    if threads <= 1 || macs < MIN_PARALLEL_MACS {
+        call(0, d.m, 0, d.n, out);
+        return;
+    }
+    if d.m >= 32 * threads || d.m >= d.n {
+        // row blocks, a multiple of 8 rows, about two per thread
+        let per = d.m.div_ceil(2 * threads).next_multiple_of(8).min(d.m);
+        let blocks = d.m.div_ceil(per);
+        parallel::install(|| {
+            (0..blocks).into_par_iter().for_each(|p| {
+                let i0 = p * per;
+                call(i0, per.min(d.m - i0), 0, d.n, out)
+            })
+        });
+    } else {
+        // column blocks, a multiple of 16 columns
+        let per = d.n.div_ceil(2 * threads).next_multiple_of(16).min(d.n);
+        let blocks = d.n.div_ceil(per);
+        parallel::install(|| {
+            (0..blocks).into_par_iter().for_each(|p| {
+                let j0 = p * per;
+                call(0, d.m, j0, per.min(d.n - j0), out)
+            })
+        });
+    }
 }

@@ -5,11 +5,13 @@ mod batch_matmul;
 mod broadcast;
 mod matmul;
 mod num;
+pub mod parallel;
 mod reduce;
 
 pub use batch_matmul::batch_matmul;
 pub use broadcast::{broadcast_binary, broadcast_indices, broadcast_shape, unary_map};
 pub use matmul::matmul;
+pub(crate) use matmul::{gemm, Dims, Gemm};
 pub use num::{Float, Num};
 pub use reduce::{normalize_axes, reduce, reduced_shape};
 

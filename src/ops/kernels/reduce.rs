@@ -1,5 +1,6 @@
 //! Reductions over axes (Sum, Mean, Max, ...).
 
+use super::parallel;
 use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, Element, Tensor};
 
@@ -33,13 +34,16 @@ pub fn reduced_shape(shape: &[usize], axes: &[usize], keep_dims: bool) -> Vec<us
         .collect()
 }
 
-/// Folds the elements of `x` over `axes` with `f`, starting from `init`.
+/// Folds the elements of `x` over `axes` with `f`, starting from `init`. Large inputs
+/// reduced over their last or first axes split the output over the intra-op pool (each
+/// output element still folds its inputs in order, so the result does not depend on the
+/// thread count).
 pub fn reduce<T: Element>(
     x: &Tensor,
     axes: &[usize],
     keep_dims: bool,
     init: T,
-    f: impl Fn(T, T) -> T,
+    f: impl Fn(T, T) -> T + Sync + Send,
 ) -> Result<Tensor> {
     let data = x.as_slice::<T>()?;
     let shape = x.shape();
@@ -55,20 +59,28 @@ pub fn reduce<T: Element>(
     if trailing {
         let inner: usize = shape[rank - axes.len()..].iter().product();
         if inner > 0 {
-            for (o, chunk) in out.iter_mut().zip(data.chunks(inner)) {
-                *o = chunk.iter().fold(*o, |acc, &v| f(acc, v));
-            }
+            // output elements split over the intra-op pool; each folds its run in order
+            let per = out.len().div_ceil(parallel::pieces(data.len()) * 2).max(1);
+            parallel::for_rows(&mut out, per, data.len(), |p, block| {
+                for (o, chunk) in block.iter_mut().zip(data[p * per * inner..].chunks(inner)) {
+                    *o = chunk.iter().fold(*o, |acc, &v| f(acc, v));
+                }
+            });
         }
         return Tensor::new(&out_shape, out);
     }
     // leading axes (a bias gradient: sum over the batch): fold whole rows into the output
     let leading = axes.iter().enumerate().all(|(i, &a)| a == i);
     if leading && out_len > 0 {
-        for row in data.chunks(out_len) {
-            for (o, &v) in out.iter_mut().zip(row) {
-                *o = f(*o, v);
+        // column blocks split over the intra-op pool; each folds the rows in order
+        let per = out_len.div_ceil(parallel::pieces(data.len()) * 2).max(1);
+        parallel::for_rows(&mut out, per, data.len(), |p, block| {
+            for row in data.chunks(out_len) {
+                for (o, &v) in block.iter_mut().zip(&row[p * per..]) {
+                    *o = f(*o, v);
+                }
             }
-        }
+        });
         return Tensor::new(&out_shape, out);
     }
     // general: output strides with 0 on reduced axes

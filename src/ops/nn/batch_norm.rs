@@ -21,6 +21,7 @@
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Operation, Output, Scope};
 use crate::ops::array::{constant, transpose};
+use crate::ops::kernels::parallel;
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
@@ -333,7 +334,18 @@ impl Kernel for ForwardKernel {
 /// `(x - mean) * scale / sqrt(var + epsilon) + offset` per channel.
 fn normalize(x: &[f64], l: &Layout, scale: &[f64], offset: &[f64], mean: &[f64], var: &[f64], eps: f64) -> Vec<f64> {
     let k: Vec<f64> = scale.iter().zip(var).map(|(s, v)| s / (v + eps).sqrt()).collect();
-    l.map(|ch, i| (x[i] - mean[ch]) * k[ch] + offset[ch])
+    let mut out = vec![0.0; x.len()];
+    // rows of [c, inner] (one outer index each), split over the intra-op pool
+    let row = l.c * l.inner;
+    parallel::for_rows(&mut out, row, x.len(), |r, o| {
+        let xs = &x[r * row..(r + 1) * row];
+        for (ch, (o, xs)) in o.chunks_mut(l.inner.max(1)).zip(xs.chunks(l.inner.max(1))).enumerate() {
+            for (y, &v) in o.iter_mut().zip(xs) {
+                *y = (v - mean[ch]) * k[ch] + offset[ch];
+            }
+        }
+    });
+    out
 }
 
 /// Training mode: `y` from the batch statistics, and the four statistics outputs.

@@ -1,0 +1,64 @@
+//! Times `Session::run` of a frozen model with a given number of intra-op threads; used
+//! by `scripts/bench_models.sh` beside TensorFlow (`scripts/bench_models_tf.py time`).
+//!
+//!     cargo run --release --example time_model -- MODEL_DIR BATCH THREADS [RUNS]
+//!
+//! MODEL_DIR holds `frozen.pb`, `manifest.json` (`input`, `output` tensor names) and
+//! `input_b{BATCH}.npy`; THREADS is `intra_op_parallelism_threads` (0 = one per core).
+//! After two warm-up runs it times RUNS runs (default 10) and prints one JSON line:
+//! `{"model": ..., "batch": B, "threads": T, "ms": [...], "median_ms": M}`.
+
+use std::time::Instant;
+use tensorgraph::io::graph_def::{read_graph_def_any, ImportGraphDefOptions};
+use tensorgraph::{Graph, Session, SessionOptions, Tensor};
+
+/// The string value of `"key": "value"` in the manifest's JSON (its names hold no quotes).
+fn manifest_name(json: &str, key: &str) -> Option<String> {
+    let at = json.find(&format!("\"{key}\""))? + key.len() + 2;
+    let rest = &json[at..];
+    let start = rest.find('"')? + 1;
+    let end = start + rest[start..].find('"')?;
+    Some(rest[start..end].to_string())
+}
+
+fn main() -> tensorgraph::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 4 {
+        eprintln!("usage: time_model MODEL_DIR BATCH THREADS [RUNS]");
+        std::process::exit(2);
+    }
+    let dir = std::path::Path::new(&args[1]);
+    let (batch, threads): (usize, usize) = (args[2].parse().unwrap_or(1), args[3].parse().unwrap_or(0));
+    let runs: usize = args.get(4).and_then(|r| r.parse().ok()).unwrap_or(10);
+    let manifest = std::fs::read_to_string(dir.join("manifest.json"))?;
+    let (Some(input), Some(output)) = (manifest_name(&manifest, "input"), manifest_name(&manifest, "output")) else {
+        eprintln!("manifest.json lacks input or output");
+        std::process::exit(2);
+    };
+    let g = Graph::new();
+    g.import_graph_def(&read_graph_def_any(dir.join("frozen.pb"))?, &ImportGraphDefOptions::new().prefix(""))?;
+    let sess = Session::with_options(&g, &SessionOptions::with_threads(threads)?)?;
+    let x = g.tensor_by_name(&input)?;
+    let y = g.tensor_by_name(&output)?;
+    let value = Tensor::read_npy(dir.join(format!("input_b{batch}.npy")))?;
+    for _ in 0..2 {
+        sess.fetch(&[(&x, value.clone())], &y)?;
+    }
+    let mut ms = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        sess.fetch(&[(&x, value.clone())], &y)?;
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let mut sorted = ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    let shown: Vec<String> = ms.iter().map(|t| format!("{t:.2}")).collect();
+    println!(
+        "{{\"model\": \"{}\", \"batch\": {batch}, \"threads\": {}, \"ms\": [{}], \"median_ms\": {:.2}}}",
+        dir.display(),
+        sess.intra_op_threads(),
+        shown.join(", "),
+        sorted[sorted.len() / 2]
+    );
+    Ok(())
+}

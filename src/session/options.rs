@@ -1,0 +1,61 @@
+//! [`SessionOptions`]: what a session is made with (TensorFlow's `SessionOptions`, whose
+//! `config` is a `ConfigProto`).
+
+use crate::error::{Error, Result};
+use crate::format::proto::ConfigProto;
+use prost::Message;
+
+/// Options of [`Session::with_options`](crate::session::Session::with_options), as
+/// TensorFlow's `SessionOptions`: its `config` is TensorFlow's `ConfigProto` (the thread
+/// fields). The default is TensorFlow's: every field 0/false, that is kernels split work
+/// over one thread per core, in a pool shared by every session of the process.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SessionOptions {
+    /// `tf.compat.v1.ConfigProto`'s thread fields.
+    pub config: ConfigProto,
+}
+
+impl SessionOptions {
+    /// TensorFlow's defaults (see [`SessionOptions`]).
+    pub fn new() -> SessionOptions {
+        SessionOptions::default()
+    }
+
+    /// Options with `threads` intra-op and inter-op threads (0 = one per core), as
+    /// `ConfigProto(intra_op_parallelism_threads=threads, inter_op_parallelism_threads=threads)`.
+    /// Errors: `InvalidArgument` when `threads` exceeds `i32::MAX`.
+    pub fn with_threads(threads: usize) -> Result<SessionOptions> {
+        let n = i32::try_from(threads)
+            .map_err(|_| Error::invalid_argument(format!("{threads} threads is more than a ConfigProto holds")))?;
+        Ok(SessionOptions {
+            config: ConfigProto {
+                intra_op_parallelism_threads: n,
+                inter_op_parallelism_threads: n,
+                use_per_session_threads: false,
+            },
+        })
+    }
+
+    /// Options from a serialized `ConfigProto` (`config.SerializeToString()` in Python);
+    /// fields other than the thread fields are skipped.
+    /// Errors: `InvalidArgument` when the bytes are not a `ConfigProto`, or
+    /// `intra_op_parallelism_threads` is negative.
+    pub fn from_config_bytes(bytes: &[u8]) -> Result<SessionOptions> {
+        let config = ConfigProto::decode(bytes)
+            .map_err(|e| Error::invalid_argument(format!("cannot parse the bytes as a ConfigProto: {e}")))?;
+        let options = SessionOptions { config };
+        options.check()?;
+        Ok(options)
+    }
+
+    /// Errors: `InvalidArgument` when `intra_op_parallelism_threads` is negative.
+    pub(crate) fn check(&self) -> Result<()> {
+        let n = self.config.intra_op_parallelism_threads;
+        if n < 0 {
+            return Err(Error::invalid_argument(format!(
+                "ConfigProto.intra_op_parallelism_threads is {n}; use 0 (one thread per core) or a positive count"
+            )));
+        }
+        Ok(())
+    }
+}
