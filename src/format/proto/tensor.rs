@@ -10,7 +10,7 @@ use half::{bf16, f16};
 /// The most bytes a `TensorProto` whose typed value list is shorter than its shape (a
 /// "splat": one value for the whole shape) may expand to: 1 GiB. TensorFlow's
 /// `Tensor::FromProto` allocates whatever the shape says, so a GraphDef of a few bytes could
-/// ask for any amount of memory; here the expansion is refused beyond this, with an error
+/// ask for any amount of memory; here the expansion is refused beyond this (`ResourceExhausted`), with an error
 /// that says to build the tensor with `Fill` instead. Values spelled out in full
 /// (`tensor_content`, a complete `*_val` list) are bounded by the input and never limited.
 pub const MAX_SPLAT_BYTES: usize = 1 << 30;
@@ -262,8 +262,9 @@ impl TensorProto {
     /// The tensor this proto holds. A non-empty `tensor_content` must hold exactly the
     /// tensor's bytes; otherwise the typed field is read, a short list padded with its
     /// last value and an empty one read as zeros (TensorFlow's rule).
-    /// Errors: `InvalidArgument` for a missing or partial shape, a content size mismatch,
-    /// too many values, or a short list that would expand beyond [`MAX_SPLAT_BYTES`]; `Unimplemented` for dtypes tensorgraph lacks and for
+    /// Errors: `InvalidArgument` for a missing or partial shape, a content size mismatch or
+    /// too many values; `ResourceExhausted` for a short list that would expand beyond
+    /// [`MAX_SPLAT_BYTES`] or memory that cannot be had; `Unimplemented` for dtypes tensorgraph lacks and for
     /// `DT_RESOURCE` (resource handles are never tensors in tensorgraph).
     pub fn to_tensor(&self) -> Result<Tensor> {
         let dtype = dtype_from_proto(self.dtype)?;
@@ -297,12 +298,15 @@ impl TensorProto {
         let given = self.typed_len(dtype);
         let elem = dtype.size().unwrap_or(std::mem::size_of::<Vec<u8>>());
         if n > given && n.saturating_mul(elem) > MAX_SPLAT_BYTES {
-            return Err(Error::invalid_argument(format!(
+            return Err(Error::new(
+                crate::error::Code::ResourceExhausted,
+                format!(
                 "TensorProto of dtype {dtype} and shape {} gives {given} value(s) to repeat over {n} elements, more \
                  than the {MAX_SPLAT_BYTES} bytes a short value list may expand to; build such a tensor with Fill \
                  (tf.fill) instead of a constant",
-                fmt_dims(&dims)
-            )));
+                    fmt_dims(&dims)
+                ),
+            ));
         }
         crate::tensor::check_alloc(dtype, n)
             .map_err(|e| e.context(format!("TensorProto of shape {}", fmt_dims(&dims))))?;
