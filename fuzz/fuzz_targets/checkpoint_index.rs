@@ -3,7 +3,8 @@
 #![no_main]
 mod common;
 use libfuzzer_sys::fuzz_target;
-use tensorgraph::format::checkpoint::{read_table, CheckpointReader};
+use tensorgraph::format::checkpoint::table::read_table;
+use tensorgraph::format::checkpoint::CheckpointReader;
 
 fuzz_target!(|data: &[u8]| {
     let _ = read_table(data, "fuzz.index");
