@@ -89,3 +89,78 @@ fn kernels_sized_by_their_inputs_report_oom() {
     assert_eq!(e.code, Code::ResourceExhausted, "{e}");
     assert!(e.message.contains(&oom("float32", BIG, 4)), "{e}");
 }
+
+/// Allocations sized by file contents are bounded by what the file holds (issue 12, item 2).
+mod bounded_by_input {
+    use tensorgraph::format::checkpoint::table::{build_table, read_table, TableOptions};
+    use tensorgraph::format::proto::{AttrValue, AttrValueKind};
+    use tensorgraph::format::proto::{GraphDef, NodeDef, TensorProto, TensorShapeProto, MAX_SPLAT_BYTES};
+    use tensorgraph::io::graph_def::{import_graph_def, ImportGraphDefOptions};
+    use tensorgraph::{Code, DType, Graph};
+
+    fn splat(dims: &[usize], value: f32) -> TensorProto {
+        TensorProto {
+            dtype: 1,
+            tensor_shape: Some(TensorShapeProto::from_dims(dims)),
+            float_val: vec![value],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_splat_tensor_proto_expands_only_up_to_the_limit() {
+        assert_eq!(MAX_SPLAT_BYTES, 1 << 30);
+        // 2^29 float32 values from one: 2 GiB, over the limit, refused before any allocation
+        let e = splat(&[1 << 28, 2], 1.5).to_tensor().unwrap_err();
+        assert_eq!(e.code, Code::ResourceExhausted);
+        assert_eq!(
+            e.message,
+            "TensorProto of dtype float32 and shape [268435456, 2] gives 1 value(s) to repeat over 536870912 elements, \
+             more than the 1073741824 bytes a short value list may expand to; build such a tensor with Fill (tf.fill) \
+             instead of a constant"
+        );
+        // strings count as their in-memory size (a Vec per element)
+        let mut p = splat(&[1 << 26], 0.0);
+        p.dtype = 7;
+        p.float_val.clear();
+        p.string_val = vec![b"a".to_vec()];
+        assert!(p.to_tensor().unwrap_err().message.contains("over 67108864 elements"));
+        // within the limit the splat is expanded as TensorFlow does
+        let t = splat(&[2, 3], 2.5).to_tensor().unwrap();
+        assert_eq!(t.dtype(), DType::Float);
+        assert_eq!(t.to_vec::<f32>().unwrap(), [2.5; 6]);
+        // the same for a Const in a GraphDef of a few bytes: an error, not 2 GiB
+        let mut attr = std::collections::BTreeMap::new();
+        attr.insert("dtype".to_string(), AttrValue { value: Some(AttrValueKind::Type(1)) });
+        attr.insert(
+            "value".to_string(),
+            AttrValue { value: Some(AttrValueKind::Tensor(Box::new(splat(&[1 << 28, 2], 1.5)))) },
+        );
+        let node =
+            NodeDef { name: "big".into(), op: "Const".into(), attr: attr.into_iter().collect(), ..Default::default() };
+        let gd = GraphDef { node: vec![node], ..Default::default() };
+        let e = import_graph_def(&Graph::new(), &gd, &ImportGraphDefOptions::new()).unwrap_err();
+        assert_eq!(e.code, Code::ResourceExhausted, "{e}");
+        assert!(e.message.contains("'big'") || e.message.contains("big"), "{e}");
+        assert!(e.message.contains("a short value list may expand to"), "{e}");
+    }
+
+    #[test]
+    fn prefix_compressed_keys_cannot_spell_out_more_than_the_file_allows() {
+        // keys x, xx, xxx, ...: each entry stores one new byte, the keys add up quadratically
+        let entries: Vec<(Vec<u8>, Vec<u8>)> = (1..3000).map(|i| (vec![b'x'; i], Vec::new())).collect();
+        let opts = TableOptions { block_size: 1 << 30, restart_interval: 1 << 20 };
+        let table = build_table(&entries, opts).unwrap();
+        assert!(table.len() < 16_000, "{}", table.len());
+        let e = read_table(&table, "keys.index").unwrap_err();
+        assert_eq!(e.code, Code::DataLoss);
+        assert_eq!(
+            e.message,
+            "corrupted SSTable keys.index: its entries spell out more than 64 times the file's size (prefix-compressed keys)"
+        );
+        // the same keys with a restart every 16 entries read (restarts cost their key in the file)
+        let short: Vec<(Vec<u8>, Vec<u8>)> = entries[..1000].to_vec();
+        let table = build_table(&short, TableOptions::default()).unwrap();
+        assert_eq!(read_table(&table, "ok.index").unwrap(), short);
+    }
+}

@@ -2,7 +2,7 @@
 //! one of them, dtype or shape differences, and for common tensors of equal dtype and shape
 //! the largest absolute difference (numbers) or whether they are equal (strings).
 
-use crate::inspect::{entry_json, float_json, listing_lines, open_checkpoint};
+use crate::inspect::{entry_json, float_json, listing_lines, open_checkpoint, undecodable_error};
 use crate::output::write_stdout;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -116,7 +116,9 @@ fn fmt_diff(d: f64) -> String {
 }
 
 /// Runs `tensorgraph diff`. Exit status stays 0 whether or not the checkpoints differ.
-/// Errors: a message for stderr (a missing or damaged checkpoint, an unreadable tensor).
+/// Errors: a message for stderr (a missing or damaged checkpoint, an unreadable tensor,
+/// entries of either checkpoint that cannot be decoded: those are listed first, in their own
+/// section, and are never reported as "only in" the other).
 pub fn run(args: &DiffArgs) -> Result<(), String> {
     for (which, p) in [("A", &args.a), ("B", &args.b)] {
         // (a V1 checkpoint is a file too: the checkpoint reader names it below)
@@ -133,11 +135,21 @@ pub fn run(args: &DiffArgs) -> Result<(), String> {
     let b = open_checkpoint(&args.b).map_err(|e| format!("B: {e}"))?;
     let la: BTreeMap<String, (DType, Vec<usize>)> = a.reader.list().into_iter().map(|(n, d, s)| (n, (d, s))).collect();
     let lb: BTreeMap<String, (DType, Vec<usize>)> = b.reader.list().into_iter().map(|(n, d, s)| (n, (d, s))).collect();
-    let only = |x: &BTreeMap<String, (DType, Vec<usize>)>, y: &BTreeMap<String, (DType, Vec<usize>)>| {
-        x.iter().filter(|(n, _)| !y.contains_key(*n)).map(|(n, (d, s))| (n.clone(), *d, s.clone())).collect::<Vec<_>>()
+    let undecodable = |r: &tensorgraph::format::checkpoint::CheckpointReader| -> Vec<(String, String)> {
+        r.problems().iter().map(|p| (p.name.clone(), p.problem.clone())).collect()
     };
-    let only_a = only(&la, &lb);
-    let only_b = only(&lb, &la);
+    let (bad_a, bad_b) = (undecodable(&a.reader), undecodable(&b.reader));
+    // a name the other side has but cannot decode is reported there, not as "only in" this side
+    let only = |x: &BTreeMap<String, (DType, Vec<usize>)>,
+                y: &BTreeMap<String, (DType, Vec<usize>)>,
+                bad_y: &[(String, String)]| {
+        x.iter()
+            .filter(|(n, _)| !y.contains_key(*n) && !bad_y.iter().any(|b| &b.0 == *n))
+            .map(|(n, (d, s))| (n.clone(), *d, s.clone()))
+            .collect::<Vec<_>>()
+    };
+    let only_a = only(&la, &lb, &bad_b);
+    let only_b = only(&lb, &la, &bad_a);
     let mut mismatched = Vec::new();
     let mut common = Vec::new();
     for (name, (da, sa)) in &la {
@@ -153,7 +165,12 @@ pub fn run(args: &DiffArgs) -> Result<(), String> {
         common.push((name.clone(), *da, sa.clone(), cmp));
     }
     let num_differ = common.iter().filter(|c| c.3.num_different > 0).count();
-    let identical = only_a.is_empty() && only_b.is_empty() && mismatched.is_empty() && num_differ == 0;
+    let identical = only_a.is_empty()
+        && only_b.is_empty()
+        && mismatched.is_empty()
+        && num_differ == 0
+        && bad_a.is_empty()
+        && bad_b.is_empty();
 
     let out = if args.json {
         let list = |v: &[(String, DType, Vec<usize>)]| -> Vec<Value> {
@@ -177,6 +194,8 @@ pub fn run(args: &DiffArgs) -> Result<(), String> {
                 "num_different": c.num_different,
                 "max_abs_diff": c.max_abs_diff.map(float_json).unwrap_or(Value::Null),
             })).collect::<Vec<_>>(),
+            "undecodable_in_a": bad_a.iter().map(|(n, p)| json!({"name": n, "problem": p})).collect::<Vec<_>>(),
+            "undecodable_in_b": bad_b.iter().map(|(n, p)| json!({"name": n, "problem": p})).collect::<Vec<_>>(),
             "identical": identical,
         });
         let mut text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
@@ -192,6 +211,15 @@ pub fn run(args: &DiffArgs) -> Result<(), String> {
                 t.push('\n');
             }
         };
+        for (which, bad) in [("A", &bad_a), ("B", &bad_b)] {
+            if !bad.is_empty() {
+                section(
+                    &mut t,
+                    &format!("cannot be decoded in {which}"),
+                    bad.iter().map(|(n, p)| format!("{n}: {p}")).collect(),
+                );
+            }
+        }
         section(&mut t, "only in A", listing_lines(&only_a));
         section(&mut t, "only in B", listing_lines(&only_b));
         section(
@@ -233,7 +261,9 @@ pub fn run(args: &DiffArgs) -> Result<(), String> {
         ));
         t
     };
-    write_stdout(&out)
+    write_stdout(&out)?;
+    undecodable_error(&a.reader, "A: ")?;
+    undecodable_error(&b.reader, "B: ")
 }
 
 #[cfg(test)]

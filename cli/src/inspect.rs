@@ -313,8 +313,26 @@ pub fn listing_lines(entries: &[(String, DType, Vec<usize>)]) -> Vec<String> {
     entries.iter().zip(shapes).map(|((n, d, _), s)| format!("{n:<w$}  {:<10} {s:<sw$}", d.name())).collect()
 }
 
+/// The error for entries of `reader` that cannot be decoded (none: `Ok`), naming each with its
+/// problem; `inspect` and `diff` list them and then fail with it.
+pub fn undecodable_error(reader: &CheckpointReader, which: &str) -> Result<(), String> {
+    let problems = reader.problems();
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = problems.iter().map(|p| format!("{} ({})", p.name, p.problem)).collect();
+    Err(format!(
+        "{which}{} entr{} of checkpoint {} cannot be decoded: {}",
+        problems.len(),
+        if problems.len() == 1 { "y" } else { "ies" },
+        reader.prefix().display(),
+        list.join("; ")
+    ))
+}
+
 /// Runs `tensorgraph inspect`. Errors: a message for stderr (missing or damaged checkpoint,
-/// unreadable tensor).
+/// unreadable tensor, entries that cannot be decoded: those are listed first, with their
+/// problem).
 pub fn run(args: &InspectArgs) -> Result<(), String> {
     if crate::model_file::is_model_path(&args.ckpt) {
         if args.values {
@@ -337,6 +355,9 @@ pub fn run(args: &InspectArgs) -> Result<(), String> {
             }
             items.push(v);
         }
+        for p in opened.reader.problems() {
+            items.push(json!({"name": p.name, "problem": p.problem}));
+        }
         let mut text = serde_json::to_string_pretty(&Value::Array(items)).map_err(|e| e.to_string())?;
         text.push('\n');
         text
@@ -351,9 +372,13 @@ pub fn run(args: &InspectArgs) -> Result<(), String> {
                 text.push('\n');
             }
         }
+        for p in opened.reader.problems() {
+            text.push_str(&format!("{}  cannot be decoded: {}\n", p.name, p.problem));
+        }
         text
     };
-    write_stdout(&out)
+    write_stdout(&out)?;
+    undecodable_error(&opened.reader, "")
 }
 
 #[cfg(test)]

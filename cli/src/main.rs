@@ -32,7 +32,8 @@ strings "NaN", "Infinity", "-Infinity"; complex numbers are [re, im]; strings ar
 strings when UTF-8, else {"hex": "..."}.
 
 Exit status: 0 on success; 1, with the message on stderr, when the checkpoint or model file
-is missing, empty or damaged, or a tensor cannot be read."#;
+is missing, empty or damaged, or a tensor cannot be read; an entry that cannot be decoded
+(bad dtype or slice spec, a key that is not UTF-8) is listed with its problem, then exit 1."#;
 
 /// Extra `--help` text of `tensorgraph run`.
 const RUN_HELP: &str = r#"MODEL is a frozen GraphDef (.pb binary, .pbtxt or .txt text) imported with its names
@@ -88,12 +89,13 @@ difference); NaN equals NaN at the same position, 0.0 equals -0.0, and NaN again
 number makes it nan.
 
 JSON output (--json): {"a", "b", "only_in_a", "only_in_b", "mismatched", "common":
-[{"name", "dtype", "shape", "equal", "num_different", "max_abs_diff"}], "identical"};
+[{"name", "dtype", "shape", "equal", "num_different", "max_abs_diff"}], "undecodable_in_a",
+"undecodable_in_b": [{"name", "problem"}], "identical"};
 max_abs_diff is null for strings, "NaN"/"Infinity" when not finite.
 
 Exit status: 0 whether or not the checkpoints differ (read the summary line, or
 "identical" in JSON); 1, with the message on stderr, on any error (missing or damaged
-checkpoint, unreadable tensor)."#;
+checkpoint, unreadable tensor, entries that cannot be decoded: listed first)."#;
 
 /// TensorFlow 1.x graph mode in pure Rust.
 #[derive(Parser)]

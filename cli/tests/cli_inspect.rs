@@ -338,3 +338,56 @@ fn diff_of_a_model_file_says_diff_takes_checkpoints() {
     let err = fails(&[&"diff", &pb, &dir]);
     assert!(err.contains("is a model file; diff compares checkpoints"), "{err}");
 }
+
+#[path = "../../tests/common/damaged.rs"]
+mod damaged;
+
+#[test]
+fn entries_that_cannot_be_decoded_are_shown_and_fail_inspect_and_diff() {
+    // issue 12's example: seed004 with v2's dtype set to 999 (block checksums recomputed)
+    let dir = tempfile::tempdir().unwrap();
+    let bad = damaged::edit_entry(dir.path(), "model.ckpt", "v2", |e| e.dtype = 999);
+    let problem = "DataType 999 is not a TensorFlow dtype";
+
+    let o = tg(&[&"inspect", &bad]);
+    assert_eq!(o.code, Some(1), "{}{}", o.stdout, o.stderr);
+    assert_eq!(o.stdout, format!("v1  float32    [1]\nv3  float32    [1]\nv2  cannot be decoded: {problem}\n"));
+    assert_eq!(o.stderr, format!("error: 1 entry of checkpoint {} cannot be decoded: v2 ({problem})\n", bad.display()));
+
+    let o = tg(&[&"inspect", &"--json", &bad]);
+    assert_eq!(o.code, Some(1));
+    let listed = json(&o.stdout);
+    assert_eq!(listed.as_array().unwrap().len(), 3);
+    assert_eq!(listed[2], serde_json::json!({"name": "v2", "problem": problem}));
+
+    // diff against the original: v2 is undecodable in A, never "only in B"
+    let seed = damaged::seed004();
+    let o = tg(&[&"diff", &bad, &seed]);
+    assert_eq!(o.code, Some(1), "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains(&format!("cannot be decoded in A (1):\n  v2: {problem}\nonly in A (0)\nonly in B (0)\n")),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("0 only in B"), "{}", o.stdout);
+    assert_eq!(
+        o.stderr,
+        format!("error: A: 1 entry of checkpoint {} cannot be decoded: v2 ({problem})\n", bad.display())
+    );
+    let o = tg(&[&"diff", &"--json", &seed, &bad]);
+    assert_eq!(o.code, Some(1));
+    let d = json(&o.stdout);
+    assert_eq!(d["undecodable_in_b"], serde_json::json!([{"name": "v2", "problem": problem}]));
+    assert_eq!(d["only_in_a"], serde_json::json!([]));
+    assert_eq!(d["identical"], false);
+
+    // a key that is not UTF-8 is shown escaped, not lossily
+    let renamed = damaged::rename_key(dir.path(), "renamed", "v2", b"v\xff2");
+    let o = tg(&[&"inspect", &renamed]);
+    assert_eq!(o.code, Some(1));
+    assert!(
+        o.stdout.ends_with("v\\xff2  cannot be decoded: the key is not UTF-8, so no name can read it\n"),
+        "{}",
+        o.stdout
+    );
+}

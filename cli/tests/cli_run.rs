@@ -163,6 +163,13 @@ fn errors_exit_1_with_a_message() {
     std::fs::write(&junk, b"not an npy file").unwrap();
     fails(&["run", &pb, "--feed", &format!("x={}", s(&junk)), "--fetch", "probs:0"], "junk.npy");
     fails(&["run", &pb, "--feed", "x", "--fetch", "probs:0"], "NAME=FILE.npy");
+    // issue 12's example: a header length of 4 GiB is an error, not an aborted allocation
+    let huge = tmp.path().join("huge_header.npy");
+    std::fs::write(&huge, [&b"\x93NUMPY\x02\x00"[..], &u32::MAX.to_le_bytes(), b"{'descr':"].concat()).unwrap();
+    fails(
+        &["run", &pb, "--feed", &format!("x={}", s(&huge)), "--fetch", "probs:0"],
+        "the .npy header claims 4294967295 bytes but only 9 follow",
+    );
     // a feed of the wrong shape names the tensor
     let inputs = s(&fixtures().join("mlp/expected_probs.npy"));
     fails(&["run", &pb, "--feed", &format!("x={inputs}"), "--fetch", "probs:0"], "x:0");

@@ -5,4 +5,5 @@
 pub mod graph_def;
 pub mod meta_graph;
 pub mod model_file;
+mod references;
 pub mod saved_model;

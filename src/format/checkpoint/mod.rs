@@ -29,7 +29,7 @@ pub use checkpoint_state::{
 #[doc(hidden)]
 pub use crc::{mask_crc, unmask_crc};
 pub(crate) use data_file::read_tensors;
-pub use reader::CheckpointReader;
+pub use reader::{CheckpointReader, UndecodableEntry};
 #[doc(hidden)]
 pub use slices::slice_key;
 pub use tensor_slices::{

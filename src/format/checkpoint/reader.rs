@@ -29,7 +29,63 @@ pub struct CheckpointReader {
     header: BundleHeaderProto,
     entries: BTreeMap<Vec<u8>, BundleEntryProto>,
     listing: Vec<(String, DType, Vec<usize>)>,
+    problems: Vec<UndecodableEntry>,
     shards: Mutex<HashMap<i32, (File, u64)>>,
+}
+
+/// An index entry that [`CheckpointReader::list`] leaves out because it cannot be decoded,
+/// with what is wrong with it; [`CheckpointReader::problems`] lists them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndecodableEntry {
+    /// The entry's key; bytes that are not UTF-8 are shown as `\xNN` escapes.
+    pub name: String,
+    /// What cannot be decoded (`DataType 999 is not a TensorFlow dtype`, ...).
+    pub problem: String,
+}
+
+/// `key` as text: UTF-8 as is, other bytes as `\xNN` escapes (never a lossy `U+FFFD`, so two
+/// different keys never show as the same name).
+pub(crate) fn display_key(key: &[u8]) -> String {
+    let mut s = String::with_capacity(key.len());
+    for chunk in key.utf8_chunks() {
+        s.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            s.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    s
+}
+
+/// What is wrong with the entry `key` (a listed tensor, not a slice of one) that keeps it from
+/// being read, if anything: a key that is not UTF-8, a dtype that is not a TensorFlow
+/// `DataType` or has no tensor values here, a slice that does not fit the shape or whose entry
+/// is missing.
+fn entry_problem(
+    key: &[u8],
+    entry: &BundleEntryProto,
+    entries: &BTreeMap<Vec<u8>, BundleEntryProto>,
+) -> Option<String> {
+    if std::str::from_utf8(key).is_err() {
+        return Some("the key is not UTF-8, so no name can read it".into());
+    }
+    match DType::from_enum(entry.dtype) {
+        Err(_) => return Some(format!("DataType {} is not a TensorFlow dtype", entry.dtype)),
+        Ok(d) if !d.has_storage() => {
+            return Some(format!("DataType {} ({d}) has no tensor values tensorgraph can read", entry.dtype))
+        }
+        Ok(_) => {}
+    }
+    let shape = entry_shape(entry).ok()?;
+    for (i, slice) in entry.slices.iter().enumerate() {
+        match slice_extents(slice, &shape) {
+            Err(what) => return Some(format!("slice {i}: {what}")),
+            Ok((ext, _)) if !entries.contains_key(&slice_key(key, &ext)) => {
+                return Some(format!("slice {i} {ext:?}: its entry is missing"))
+            }
+            Ok(_) => {}
+        }
+    }
+    None
 }
 
 /// The entry's shape as dimensions. Errors: a description of an invalid shape.
@@ -50,9 +106,17 @@ impl CheckpointReader {
     /// `dir/model.ckpt.index` and `dir/model.ckpt.data-00000-of-00001`): reads and verifies the
     /// whole `.index` SSTable. Data files are opened only when a tensor is read.
     ///
+    /// Entries the reader cannot decode never vanish: an entry whose protobuf cannot be parsed
+    /// or whose shape is invalid (negative dimension, unknown rank) makes `open` fail naming it,
+    /// as TensorFlow's `CheckpointReader` refuses it (it `CHECK`-fails building its variable
+    /// map); an entry whose dtype is not a TensorFlow `DataType` (or has no values here), whose
+    /// slice spec does not fit its shape, or whose key is not UTF-8 is listed by
+    /// [`problems`](Self::problems) with what is wrong (TensorFlow lists such entries and fails
+    /// when one is read; here [`read`](Self::read) fails the same way).
+    ///
     /// Errors: `NotFound` when `prefix.index` does not exist; `DataLoss` naming the index file
     /// when it is truncated or corrupted (bad block checksum, malformed block, missing header,
-    /// undecodable entry, invalid shape); `InvalidArgument` when the bundle's version forbids this
+    /// undecodable entry or invalid shape, naming the entry's key); `InvalidArgument` when the bundle's version forbids this
     /// reader; `Unimplemented` for big-endian bundles; `InvalidArgument` naming it when
     /// `prefix` (or `prefix.index`) is a V1 checkpoint file.
     pub fn open(prefix: impl AsRef<Path>) -> Result<CheckpointReader> {
@@ -109,14 +173,14 @@ impl CheckpointReader {
         for (k, v) in it {
             let entry = BundleEntryProto::decode(v.as_slice()).map_err(|e| {
                 Error::data_loss(format!(
-                    "corrupted checkpoint index {index_file}: bad entry for {:?}: {e}",
-                    String::from_utf8_lossy(&k)
+                    "corrupted checkpoint index {index_file}: bad entry for \"{}\": {e}",
+                    display_key(&k)
                 ))
             })?;
             if let Err(what) = entry_shape(&entry) {
                 return Err(Error::data_loss(format!(
-                    "corrupted checkpoint index {index_file}: entry {:?}: {what}",
-                    String::from_utf8_lossy(&k)
+                    "corrupted checkpoint index {index_file}: entry \"{}\": {what}",
+                    display_key(&k)
                 )));
             }
             entries.insert(k, entry);
@@ -136,16 +200,27 @@ impl CheckpointReader {
                 hidden.insert(slice_key(k, &ext));
             }
         }
-        let listing = entries
-            .iter()
-            .filter(|(k, _)| !hidden.contains(*k))
-            .filter_map(|(k, e)| {
-                let dtype = DType::from_enum(e.dtype).ok().filter(|d| d.has_storage())?;
-                let shape = entry_shape(e).ok()?;
-                Some((String::from_utf8_lossy(k).into_owned(), dtype, shape))
-            })
-            .collect();
-        Ok(CheckpointReader { prefix, index_file, header, entries, listing, shards: Mutex::new(HashMap::new()) })
+        let mut listing = Vec::new();
+        let mut problems = Vec::new();
+        for (k, e) in entries.iter().filter(|(k, _)| !hidden.contains(*k)) {
+            match entry_problem(k, e, &entries) {
+                Some(problem) => problems.push(UndecodableEntry { name: display_key(k), problem }),
+                None => {
+                    let dtype = DType::from_enum(e.dtype)?;
+                    let shape = entry_shape(e).map_err(Error::data_loss)?;
+                    listing.push((display_key(k), dtype, shape));
+                }
+            }
+        }
+        Ok(CheckpointReader {
+            prefix,
+            index_file,
+            header,
+            entries,
+            listing,
+            problems,
+            shards: Mutex::new(HashMap::new()),
+        })
     }
 
     /// The checkpoint prefix this reader was opened with.
@@ -160,11 +235,18 @@ impl CheckpointReader {
 
     /// Every tensor as `(name, dtype, shape)`, sorted by name, like `tf.train.list_variables`:
     /// the header and the slice entries of partitioned tensors are left out (a partitioned
-    /// tensor is listed once with its full shape). Entries whose dtype tensorgraph does not
-    /// support (quantized types, variants) are left out too. Names that are not UTF-8 are
-    /// shown lossily.
+    /// tensor is listed once with its full shape). Entries that cannot be decoded are not
+    /// here but in [`problems`](Self::problems); a listing is complete only when that is empty.
     pub fn list(&self) -> Vec<(String, DType, Vec<usize>)> {
         self.listing.clone()
+    }
+
+    /// The entries [`list`](Self::list) leaves out because they cannot be decoded (a dtype that
+    /// is not a TensorFlow `DataType` or has no values here, a slice spec that does not fit the
+    /// shape or whose slice entry is missing, a key that is not UTF-8), sorted by key, each with
+    /// its problem. `tensorgraph inspect` and `diff` show them and exit non-zero.
+    pub fn problems(&self) -> &[UndecodableEntry] {
+        &self.problems
     }
 
     /// True when the index has an entry named `name`.

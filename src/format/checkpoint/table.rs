@@ -261,8 +261,16 @@ fn snappy_decompress(src: &[u8]) -> Option<Vec<u8>> {
     (out.len() == len).then_some(out)
 }
 
-/// Parses the entries of one block. `file` names the file in errors.
-fn block_entries(block: &[u8], file: &str, out: &mut Vec<(Vec<u8>, Vec<u8>)>) -> Result<()> {
+/// How many times its own size a table may expand to when its entries are read: prefix
+/// compression stores a key as the bytes it adds to the previous one, so a block of `n`
+/// tiny entries that each add a byte to a long shared prefix would otherwise spell out
+/// `n²/2` key bytes. Real tables (keys of tensor names, values of a few dozen bytes) expand
+/// by less than 10; 1 MiB is always allowed.
+const MAX_EXPANSION: usize = 64;
+
+/// Parses the entries of one block, counting the bytes they take against `budget`. `file`
+/// names the file in errors.
+fn block_entries(block: &[u8], file: &str, out: &mut Vec<(Vec<u8>, Vec<u8>)>, budget: &mut usize) -> Result<()> {
     let bad = |what: &str| corrupt(file, format!("bad block: {what}"));
     if block.len() < 4 {
         return Err(bad("shorter than its restart count"));
@@ -287,6 +295,14 @@ fn block_entries(block: &[u8], file: &str, out: &mut Vec<(Vec<u8>, Vec<u8>)>) ->
         key.truncate(shared as usize);
         key.extend_from_slice(&body[pos..pos + non_shared as usize]);
         pos += non_shared as usize;
+        *budget = budget.checked_sub(key.len() + vlen as usize).ok_or_else(|| {
+            corrupt(
+                file,
+                format!(
+                    "its entries spell out more than {MAX_EXPANSION} times the file's size (prefix-compressed keys)"
+                ),
+            )
+        })?;
         let value = body[pos..pos + vlen as usize].to_vec();
         pos += vlen as usize;
         out.push((key.clone(), value));
@@ -297,8 +313,13 @@ fn block_entries(block: &[u8], file: &str, out: &mut Vec<(Vec<u8>, Vec<u8>)>) ->
 /// Reads every `(key, value)` of an SSTable held in `data`, in file order, verifying every
 /// block checksum and that keys are strictly increasing. `file` names the file in errors.
 ///
+/// Everything is bounded by `data`: block handles must lie inside it, a restart array must
+/// fit its block, an entry its block's data, a Snappy block expands at most as the format
+/// allows, and all entries together may spell out at most 64 times `data`'s size (1 MiB
+/// at least; see `MAX_EXPANSION`).
+///
 /// Errors: `DataLoss` naming `file` for a short file, bad magic, a checksum mismatch,
-/// an unknown compression type or any malformed block.
+/// an unknown compression type, any malformed block, or entries beyond that bound.
 pub fn read_table(data: &[u8], file: &str) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
     if data.len() < FOOTER_LEN {
         return Err(corrupt(file, format!("file is {} bytes, shorter than the table footer", data.len())));
@@ -313,19 +334,20 @@ pub fn read_table(data: &[u8], file: &str) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
     let mut pos = 0;
     let meta = decode_handle(handles, &mut pos, file)?;
     let index = decode_handle(handles, &mut pos, file)?;
+    let mut budget = data.len().saturating_mul(MAX_EXPANSION).max(1 << 20);
     let meta_block = read_block(data, meta, footer_start, file)?;
     let mut meta_entries = Vec::new();
-    block_entries(&meta_block, file, &mut meta_entries)?;
+    block_entries(&meta_block, file, &mut meta_entries, &mut budget)?;
     let index_block = read_block(data, index, footer_start, file)?;
     let mut handles = Vec::new();
-    block_entries(&index_block, file, &mut handles)?;
+    block_entries(&index_block, file, &mut handles, &mut budget)?;
     let mut out: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
     for (_, handle) in &handles {
         let mut p = 0;
         let h = decode_handle(handle, &mut p, file)?;
         let block = read_block(data, h, footer_start, file)?;
         let first_new = out.len();
-        block_entries(&block, file, &mut out)?;
+        block_entries(&block, file, &mut out, &mut budget)?;
         let start = first_new.saturating_sub(1);
         if out[start..].windows(2).any(|w| w[0].0 >= w[1].0) {
             return Err(corrupt(file, "keys are not strictly increasing"));

@@ -312,10 +312,17 @@ impl TensorSliceReader {
             let file = f.display().to_string();
             let bytes = std::fs::read(f).map_err(|e| io_error(e, "read the V1 checkpoint file", f))?;
             let entries: HashMap<Vec<u8>, Vec<u8>> = read_table(&bytes, &file)?.into_iter().collect();
+            // The meta record (key "") must be there and parse, as TensorFlow's `LoadShard`
+            // requires: a file without it would otherwise list no tensors at all.
             let meta = entries
                 .get(&Vec::new())
-                .and_then(|v| SavedTensorSlices::decode(v.as_slice()).ok())
-                .and_then(|s| s.meta)
+                .ok_or_else(|| Error::data_loss(format!("V1 checkpoint file {file} has no meta record (key \"\")")))
+                .and_then(|v| {
+                    SavedTensorSlices::decode(v.as_slice()).map_err(|e| {
+                        Error::data_loss(format!("V1 checkpoint file {file}: its meta record does not parse: {e}"))
+                    })
+                })?
+                .meta
                 .unwrap_or_default();
             for t in meta.tensor {
                 reader.add_meta(t, fi, &file)?;

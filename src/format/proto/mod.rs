@@ -48,7 +48,7 @@ pub use run_metadata::{
     StepStats, TensorDescription, TraceLevel,
 };
 pub use saved_model::{SavedModel, SAVED_MODEL_SCHEMA_VERSION};
-pub use tensor::TensorProto;
+pub use tensor::{TensorProto, MAX_SPLAT_BYTES};
 pub use types::{
     data_type_name, dtype_from_proto, dtype_to_proto, Dim, TensorShapeProto, DT_INVALID, DT_REF_OFFSET, DT_RESOURCE,
     DT_VARIANT,

@@ -7,6 +7,14 @@ use crate::error::{Error, Result};
 use crate::tensor::{checked_num_elements, fmt_dims, DType, Storage, Tensor};
 use half::{bf16, f16};
 
+/// The most bytes a `TensorProto` whose typed value list is shorter than its shape (a
+/// "splat": one value for the whole shape) may expand to: 1 GiB. TensorFlow's
+/// `Tensor::FromProto` allocates whatever the shape says, so a GraphDef of a few bytes could
+/// ask for any amount of memory; here the expansion is refused beyond this (`ResourceExhausted`), with an error
+/// that says to build the tensor with `Fill` instead. Values spelled out in full
+/// (`tensor_content`, a complete `*_val` list) are bounded by the input and never limited.
+pub const MAX_SPLAT_BYTES: usize = 1 << 30;
+
 /// `tensorflow.TensorProto`: a constant tensor (the `value` attr of `Const`).
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct TensorProto {
@@ -233,11 +241,30 @@ impl TensorProto {
         p
     }
 
+    /// How many values the typed field of `dtype` holds (complex values count once per pair).
+    fn typed_len(&self, dtype: DType) -> usize {
+        match dtype {
+            DType::Float => self.float_val.len(),
+            DType::Double => self.double_val.len(),
+            DType::Int32 | DType::Int8 | DType::Int16 | DType::UInt8 | DType::UInt16 => self.int_val.len(),
+            DType::Int64 => self.int64_val.len(),
+            DType::UInt32 => self.uint32_val.len(),
+            DType::UInt64 => self.uint64_val.len(),
+            DType::Bool => self.bool_val.len(),
+            DType::Half | DType::BFloat16 => self.half_val.len(),
+            DType::Complex64 => self.scomplex_val.len() / 2,
+            DType::Complex128 => self.dcomplex_val.len() / 2,
+            DType::String => self.string_val.len(),
+            _ => 0,
+        }
+    }
+
     /// The tensor this proto holds. A non-empty `tensor_content` must hold exactly the
     /// tensor's bytes; otherwise the typed field is read, a short list padded with its
     /// last value and an empty one read as zeros (TensorFlow's rule).
-    /// Errors: `InvalidArgument` for a missing or partial shape, a content size mismatch
-    /// or too many values; `Unimplemented` for dtypes tensorgraph lacks and for
+    /// Errors: `InvalidArgument` for a missing or partial shape, a content size mismatch or
+    /// too many values; `ResourceExhausted` for a short list that would expand beyond
+    /// [`MAX_SPLAT_BYTES`] or memory that cannot be had; `Unimplemented` for dtypes tensorgraph lacks and for
     /// `DT_RESOURCE` (resource handles are never tensors in tensorgraph).
     pub fn to_tensor(&self) -> Result<Tensor> {
         let dtype = dtype_from_proto(self.dtype)?;
@@ -267,7 +294,20 @@ impl TensorProto {
             }
             return Tensor::from_storage(&dims, storage_from_bytes(dtype, &self.tensor_content));
         }
-        // a short value list is expanded to the whole shape: check that memory first
+        // a short value list is expanded to the whole shape: bound it, then check that memory
+        let given = self.typed_len(dtype);
+        let elem = dtype.size().unwrap_or(std::mem::size_of::<Vec<u8>>());
+        if n > given && n.saturating_mul(elem) > MAX_SPLAT_BYTES {
+            return Err(Error::new(
+                crate::error::Code::ResourceExhausted,
+                format!(
+                "TensorProto of dtype {dtype} and shape {} gives {given} value(s) to repeat over {n} elements, more \
+                 than the {MAX_SPLAT_BYTES} bytes a short value list may expand to; build such a tensor with Fill \
+                 (tf.fill) instead of a constant",
+                    fmt_dims(&dims)
+                ),
+            ));
+        }
         crate::tensor::check_alloc(dtype, n)
             .map_err(|e| e.context(format!("TensorProto of shape {}", fmt_dims(&dims))))?;
         let storage = match dtype {

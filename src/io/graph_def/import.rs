@@ -305,7 +305,9 @@ fn import_under(
             return Err(Error::invalid_argument(format!("Node '{}' is not unique", n.name)));
         }
     }
-    check_colocation(graph_def, &index)?;
+    // references that point nowhere (colocation targets, data and control inputs) are
+    // collected and reported together below, once the inputs are resolved
+    let mut dangling = colocation_problems(graph_def, &index);
     // `None` for an op type tensorgraph does not register (an unknown op, kept)
     let mut defs: Vec<Option<&'static dyn ops::RegisteredOp>> = Vec::with_capacity(nodes.len());
     let producer = graph_def.versions.as_ref().map(|v| v.producer);
@@ -356,7 +358,8 @@ fn import_under(
         }
     }
     let mut used_keys: HashMap<String, bool> = HashMap::default();
-    let inputs = resolve_inputs(graph_def, &index, &input_map, &control_map, &mut used_keys)?;
+    let inputs = resolve_inputs(graph_def, &index, &input_map, &control_map, &mut used_keys, &mut dangling)?;
+    dangling_error(dangling)?;
     let mut missing: Vec<String> = Vec::new();
     for (k, _) in &options.input_map {
         let (src, _) = parse_tensor(k);
@@ -419,10 +422,16 @@ fn import_under(
     if let Some(l) = &lowered {
         let calls = GraphDef { node: l.calls.clone(), ..Default::default() };
         let id_of = |name: &str| index.get(name).map(|&i| ids[i]);
+        let mut dangling_calls = Vec::new();
         let record =
-            resolve_inputs(&calls, &index, &input_map, &control_map, &mut HashMap::default()).map(|resolved| {
-                super::functions::record(&mut g, l, library, resolved_calls(&calls, &resolved, &ids), id_of)
-            });
+            resolve_inputs(&calls, &index, &input_map, &control_map, &mut HashMap::default(), &mut dangling_calls)
+                .and_then(|resolved| {
+                    dangling_error(std::mem::take(&mut dangling_calls))?;
+                    Ok(resolved)
+                })
+                .map(|resolved| {
+                    super::functions::record(&mut g, l, library, resolved_calls(&calls, &resolved, &ids), id_of)
+                });
         if let Err(e) = record {
             g.roll_back(log);
             return Err(e);
@@ -488,33 +497,48 @@ fn is_valid_node_name(name: &str) -> bool {
     })
 }
 
-/// Every `_class` colocation entry (`loc:@name`) must name a node of the GraphDef.
-fn check_colocation(gd: &GraphDef, index: &HashMap<&str, usize>) -> Result<()> {
+/// Every `_class` colocation entry (`loc:@name`) must name a node of the GraphDef: the
+/// message of each that does not (TensorFlow's words), in node order.
+fn colocation_problems(gd: &GraphDef, index: &HashMap<&str, usize>) -> Vec<String> {
+    let mut problems = Vec::new();
     for n in &gd.node {
         let Some(AttrValueKind::List(list)) = n.attr.get("_class").and_then(|a| a.value.as_ref()) else { continue };
         for loc in &list.s {
             if let Some(target) = loc.strip_prefix(b"loc:@") {
                 let target = String::from_utf8_lossy(target);
                 if !index.contains_key(target.as_ref()) {
-                    return Err(Error::invalid_argument(format!(
-                        "Node '{}' expects to be colocated with unknown node '{target}'",
-                        n.name
-                    )));
+                    problems.push(format!("Node '{}' expects to be colocated with unknown node '{target}'", n.name));
                 }
             }
         }
     }
-    Ok(())
+    problems
+}
+
+/// One `InvalidArgument` for every reference of a GraphDef that points nowhere: a single one
+/// in TensorFlow's words (`Node 'a': Unknown input node 'b'`), several as `N references of the
+/// GraphDef point to nodes it does not have: ...; ...` (TensorFlow stops at the first).
+fn dangling_error(problems: Vec<String>) -> Result<()> {
+    match problems.len() {
+        0 => Ok(()),
+        1 => Err(Error::invalid_argument(problems.into_iter().next().unwrap_or_default())),
+        n => Err(Error::invalid_argument(format!(
+            "{n} references of the GraphDef point to nodes it does not have: {}",
+            problems.join("; ")
+        ))),
+    }
 }
 
 /// Resolves every NodeDef input against the GraphDef and the input maps, recording the
-/// map keys used in `used_keys`.
+/// map keys used in `used_keys` and an input naming no node in `dangling` (its place then
+/// holds a placeholder: the caller reports `dangling` before using the inputs).
 fn resolve_inputs<'a>(
     gd: &GraphDef,
     index: &HashMap<&str, usize>,
     input_map: &HashMap<&str, &'a Output>,
     control_map: &HashMap<&str, &Operation>,
     used_keys: &mut HashMap<String, bool>,
+    dangling: &mut Vec<String>,
 ) -> Result<Inputs<'a>> {
     let nodes = &gd.node;
     let total = nodes.iter().map(|n| n.input.len()).sum();
@@ -529,7 +553,10 @@ fn resolve_inputs<'a>(
                     used_keys.insert(format!("^{c}"), true);
                     Input::MappedControl(op.id)
                 } else {
-                    Input::Control(*index.get(c).ok_or_else(|| unknown_input(&n.name, s))?)
+                    Input::Control(index.get(c).copied().unwrap_or_else(|| {
+                        dangling.push(unknown_input(&n.name, s));
+                        0
+                    }))
                 }
             } else {
                 if seen_control {
@@ -552,7 +579,13 @@ fn resolve_inputs<'a>(
                 };
                 match mapped {
                     Some(o) => Input::MappedData(o),
-                    None => Input::Data { node: *index.get(src).ok_or_else(|| unknown_input(&n.name, s))?, index: idx },
+                    None => Input::Data {
+                        node: index.get(src).copied().unwrap_or_else(|| {
+                            dangling.push(unknown_input(&n.name, s));
+                            0
+                        }),
+                        index: idx,
+                    },
                 }
             };
             if let Input::Data { node, .. } | Input::Control(node) = input {
@@ -805,8 +838,8 @@ fn check_output_index(gd: &GraphDef, dst: usize, src: usize, index: usize, n_out
     Ok(())
 }
 
-fn unknown_input(node: &str, input: &str) -> Error {
-    Error::invalid_argument(format!("Node '{node}': Unknown input node '{input}'"))
+fn unknown_input(node: &str, input: &str) -> String {
+    format!("Node '{node}': Unknown input node '{input}'")
 }
 
 fn check_versions(gd: &GraphDef) -> Result<()> {

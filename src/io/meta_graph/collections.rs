@@ -89,49 +89,53 @@ fn lookup_tensor(graph: &Graph, scope: &str, name: &str) -> Result<(usize, usize
     graph.tensor_by_name(&full).map(|o| o.key()).map_err(|e| e.context(format!("entry '{full}'")))
 }
 
-/// Rebuilds the items of collection `name` from an imported `CollectionDef`.
-/// Errors: `NotFound` when an item names an op or tensor the graph lacks; `DataLoss` for
-/// an undecodable `VariableDef`.
-pub(crate) fn import(graph: &Graph, scope: &str, name: &str, def: &CollectionDef) -> Result<Vec<CollectionItem>> {
+/// Rebuilds the items of collection `name` from an imported `CollectionDef`, each item or
+/// its error (so that the caller can report every bad item): `NotFound` when an item names
+/// an op or tensor the graph lacks; `DataLoss` for an undecodable `VariableDef`.
+pub(crate) fn import(graph: &Graph, scope: &str, name: &str, def: &CollectionDef) -> Vec<Result<CollectionItem>> {
     let ctx = |e: Error| e.context(format!("collection '{name}'"));
-    Ok(match &def.kind {
+    let items: Vec<CollectionItem> = match &def.kind {
         None => vec![],
-        Some(Kind::NodeList(l)) => l
-            .value
-            .iter()
-            .map(|n| {
-                if n.contains(':') {
-                    lookup_tensor(graph, scope, n).map(|(o, i)| CollectionItem::Tensor(o, i))
-                } else {
-                    lookup_op(graph, scope, n).map(CollectionItem::Op)
-                }
-            })
-            .collect::<Result<_>>()
-            .map_err(ctx)?,
-        Some(Kind::BytesList(l)) if VARIABLE_COLLECTIONS.contains(&name) => l
-            .value
-            .iter()
-            .map(|b| {
-                let d =
-                    VariableDef::decode(b.as_slice()).map_err(|e| Error::data_loss(format!("bad VariableDef: {e}")))?;
-                let var = lookup_tensor(graph, scope, &d.variable_name)?;
-                let snapshot = lookup_tensor(graph, scope, &d.snapshot_name)?;
-                let initializer = lookup_op(graph, scope, &d.initializer_name)?;
-                let initial_value = if d.initial_value_name.is_empty() {
-                    snapshot
-                } else {
-                    lookup_tensor(graph, scope, &d.initial_value_name)?
-                };
-                Ok(CollectionItem::Variable(VariableRecord {
-                    var_op: var.0,
-                    snapshot,
-                    initializer,
-                    initial_value,
-                    trainable: d.trainable,
-                }))
-            })
-            .collect::<Result<_>>()
-            .map_err(ctx)?,
+        Some(Kind::NodeList(l)) => {
+            return l
+                .value
+                .iter()
+                .map(|n| {
+                    if n.contains(':') {
+                        lookup_tensor(graph, scope, n).map(|(o, i)| CollectionItem::Tensor(o, i))
+                    } else {
+                        lookup_op(graph, scope, n).map(CollectionItem::Op)
+                    }
+                })
+                .map(|r| r.map_err(ctx))
+                .collect()
+        }
+        Some(Kind::BytesList(l)) if VARIABLE_COLLECTIONS.contains(&name) => {
+            return l
+                .value
+                .iter()
+                .map(|b| {
+                    let d = VariableDef::decode(b.as_slice())
+                        .map_err(|e| Error::data_loss(format!("bad VariableDef: {e}")))?;
+                    let var = lookup_tensor(graph, scope, &d.variable_name)?;
+                    let snapshot = lookup_tensor(graph, scope, &d.snapshot_name)?;
+                    let initializer = lookup_op(graph, scope, &d.initializer_name)?;
+                    let initial_value = if d.initial_value_name.is_empty() {
+                        snapshot
+                    } else {
+                        lookup_tensor(graph, scope, &d.initial_value_name)?
+                    };
+                    Ok(CollectionItem::Variable(VariableRecord {
+                        var_op: var.0,
+                        snapshot,
+                        initializer,
+                        initial_value,
+                        trainable: d.trainable,
+                    }))
+                })
+                .map(|r| r.map_err(ctx))
+                .collect()
+        }
         Some(Kind::BytesList(l)) => l.value.iter().map(|b| CollectionItem::Bytes(b.clone())).collect(),
         Some(Kind::Int64List(l)) => l.value.iter().map(|&v| CollectionItem::Int(v)).collect(),
         Some(Kind::FloatList(l)) => l.value.iter().map(|&v| CollectionItem::Float(v)).collect(),
@@ -139,5 +143,6 @@ pub(crate) fn import(graph: &Graph, scope: &str, name: &str, def: &CollectionDef
             let bytes = def.encode_to_vec();
             vec![CollectionItem::Bytes(bytes)]
         }
-    })
+    };
+    items.into_iter().map(Ok).collect()
 }

@@ -7,6 +7,7 @@ use crate::graph::collections::GLOBAL_VARIABLES;
 use crate::graph::{Graph, Variable};
 use crate::io::graph_def::{import_graph_def_logged, ImportGraphDefOptions};
 use crate::io::model_file::{read_model_file, Model};
+use crate::io::references::all_or_every_error;
 use crate::train::Saver;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -55,7 +56,9 @@ impl Graph {
     /// at their defaults are dropped, as TensorFlow's `import_meta_graph` does.
     ///
     /// Errors: as [`read_meta_graph`] and [`import_graph_def`](crate::io::graph_def::import_graph_def);
-    /// `NotFound` when a collection names an op the graph lacks.
+    /// `NotFound` when a collection entry or the `SaverDef` (its filename and save tensors, its
+    /// restore op) names something the graph lacks: every such name is checked and all are
+    /// listed in one error (`N names in the meta graph point to nothing in the graph: ...`).
     pub fn import_meta_graph(&self, path: impl AsRef<Path>, options: &ImportMetaGraphOptions) -> Result<Option<Saver>> {
         let path = path.as_ref();
         let meta = read_meta_graph(path)?;
@@ -96,10 +99,24 @@ impl Graph {
     /// collection and the saver first, and changes the graph (collections, variable
     /// store) only when all of them resolved.
     fn finish_meta_import(&self, meta: &MetaGraphDef, scope: &str, origin: &str) -> Result<Option<Saver>> {
+        // every name the meta graph refers to is resolved first, and all that point nowhere
+        // are reported together
         let mut resolved = Vec::with_capacity(meta.collection_def.len());
+        let mut problems: Vec<Result<()>> = Vec::new();
         for (name, def) in &meta.collection_def {
-            resolved.push((name, collections::import(self, scope, name, def)?));
+            let mut items = Vec::new();
+            for item in collections::import(self, scope, name, def) {
+                match item {
+                    Ok(it) => items.push(it),
+                    Err(e) => problems.push(Err(e)),
+                }
+            }
+            resolved.push((name, items));
         }
+        if let Some(def) = &meta.saver_def {
+            problems.extend(saver_def_problems(self, &scoped_saver_def(def, scope)).into_iter().map(Err));
+        }
+        all_or_every_error(problems, "names in the meta graph point to nothing in the graph")?;
         // the variables of imported collection `key`
         let imported = |key: &str| {
             self.variables_from(resolved.iter().filter(|(name, _)| name.as_str() == key).flat_map(|(_, items)| items))
@@ -133,6 +150,27 @@ impl Graph {
         }
         Ok(saver)
     }
+}
+
+/// `NotFound` for each of the SaverDef's names (`filename_tensor_name`, `save_tensor_name`,
+/// `restore_op_name`; already scoped) that is set but names nothing in `graph`.
+fn saver_def_problems(graph: &Graph, def: &SaverDef) -> Vec<Error> {
+    let mut problems = Vec::new();
+    for (field, name) in
+        [("filename_tensor_name", &def.filename_tensor_name), ("save_tensor_name", &def.save_tensor_name)]
+    {
+        if !name.is_empty() {
+            if let Err(e) = graph.tensor_by_name(name) {
+                problems.push(e.context(format!("SaverDef {field} '{name}'")));
+            }
+        }
+    }
+    if !def.restore_op_name.is_empty() {
+        if let Err(e) = graph.operation_by_name(&def.restore_op_name) {
+            problems.push(e.context(format!("SaverDef restore_op_name '{}'", def.restore_op_name)));
+        }
+    }
+    problems
 }
 
 /// `def` with its op and tensor names under the import scope `scope` (`""`: unchanged).

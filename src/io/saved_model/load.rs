@@ -10,6 +10,7 @@ use crate::format::checkpoint::index_path;
 use crate::format::proto::{AssetFileDef, CollectionKind, MetaGraphDef, RunMetadata, RunOptions, TensorInfoEncoding};
 use crate::graph::{Graph, Operation, Output};
 use crate::io::meta_graph::ImportMetaGraphOptions;
+use crate::io::references::all_or_every_error;
 use crate::session::{Session, SessionOptions};
 use crate::tensor::Tensor;
 use prost::Message;
@@ -51,7 +52,9 @@ impl SavedModelBundle {
     ///
     /// Errors: as [`read_saved_model`](super::read_saved_model) for a path that is not a
     /// SavedModel; `NotFound` naming the available tag sets when none equals `tags`;
-    /// `NotFound` when the meta graph has variables but the directory no
+    /// `NotFound` listing every signature input or output that names no tensor of the
+    /// imported graph (all of them, in one error); `NotFound` when the meta graph has
+    /// variables but the directory no
     /// `variables/variables.index`; the import's errors (an unsupported op type, ...) and
     /// the restore's (a variable missing from the checkpoint, ...) with the directory named;
     /// `InvalidArgument` when a collection holds more than one init op; the init op's run
@@ -81,6 +84,7 @@ impl SavedModelBundle {
                 &format!("loaded from SavedModel {shown}"),
             )
             .map_err(|e| e.context(format!("importing the meta graph of SavedModel {shown}")))?;
+        check_signature_tensors(&meta, &graph).map_err(|e| e.context(format!("SavedModel {shown}")))?;
         let session = Session::with_options(&graph, options)?;
         if let Some(saver) = saver {
             let prefix = variables_prefix(&dir);
@@ -249,6 +253,27 @@ impl SavedModelBundle {
         }
         self.graph.tensor_by_name(&spec.name).map_err(|e| e.context(format!("'{}' of signature '{key}'", spec.key)))
     }
+}
+
+/// Every input and output of every signature (by tensor name) must be a tensor of `graph`.
+/// Errors: `NotFound` listing all that are not, as `input 'x' of signature 'k': ...`.
+fn check_signature_tensors(meta: &MetaGraphDef, graph: &Graph) -> Result<()> {
+    let mut checks = Vec::new();
+    for (key, def) in &meta.signature_def {
+        for (side, map) in [("input", &def.inputs), ("output", &def.outputs)] {
+            for (k, info) in map {
+                if let Some(TensorInfoEncoding::Name(name)) = &info.encoding {
+                    checks.push(
+                        graph
+                            .tensor_by_name(name)
+                            .map(|_| ())
+                            .map_err(|e| e.context(format!("{side} '{k}' of signature '{key}'"))),
+                    );
+                }
+            }
+        }
+    }
+    all_or_every_error(checks, "signature inputs and outputs point to nothing in the graph").map(|_| ())
 }
 
 /// `'a', 'b'` for error messages (`none` when empty).

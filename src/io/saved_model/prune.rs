@@ -118,5 +118,11 @@ pub(crate) fn prune_unrunnable(meta: &MetaGraphDef) -> (MetaGraphDef, Vec<String
             }
         }
     }
+    // the loader never saves: a save tensor left out is no dangling reference of the import
+    if let Some(def) = out.saver_def.as_mut() {
+        if names.iter().any(|n| n == op_of(&def.save_tensor_name)) {
+            def.save_tensor_name.clear();
+        }
+    }
     (out, names)
 }

@@ -1,0 +1,28 @@
+//! Checking every reference of an imported file at once: the importers resolve each name a
+//! file refers to (collection entries, the SaverDef's tensor and op names, signature inputs
+//! and outputs) and report all that point nowhere in one error, not only the first.
+
+use crate::error::{Error, Result};
+
+/// The values of `results` when all are `Ok`; else one error listing every failure: a
+/// single failure unchanged, several as `N {what}: first; second; ...` with the first
+/// failure's code.
+pub(crate) fn all_or_every_error<T>(results: impl IntoIterator<Item = Result<T>>, what: &str) -> Result<Vec<T>> {
+    let mut values = Vec::new();
+    let mut errors: Vec<Error> = Vec::new();
+    for r in results {
+        match r {
+            Ok(v) => values.push(v),
+            Err(e) => errors.push(e),
+        }
+    }
+    match errors.len() {
+        0 => Ok(values),
+        1 => Err(errors.remove(0)),
+        n => {
+            let code = errors[0].code;
+            let list: Vec<String> = errors.into_iter().map(|e| e.message).collect();
+            Err(Error::new(code, format!("{n} {what}: {}", list.join("; "))))
+        }
+    }
+}
