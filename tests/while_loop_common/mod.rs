@@ -252,7 +252,7 @@ pub fn build() -> (Graph, Vec<(&'static str, Output, Vec<Output>)>) {
     .unwrap();
     let hs = ops::tensor_array_gather_v3(&s.named("hs"), &hout, &idx, &r[2], DType::Float, &Shape::unknown()).unwrap();
     let a = ops::reduce_sum(&s, &ops::mul(&s, &hs, &hs).unwrap(), Some(&[0, 1, 2]), false).unwrap();
-    let b = ops::reduce_sum(&s, &r[1], None, false).unwrap();
+    let b = ops::reduce_sum(&s, &r[1], Some(&[0, 1]), false).unwrap();
     let gru_y = s.op("AddV2", "gru_y").input(&a).input(&b).attr("T", DType::Float).build_output().unwrap();
     // the nested loop gradient
     let wn = ops::placeholder(&s.named("wn"), DType::Float, Shape::scalar()).unwrap();
