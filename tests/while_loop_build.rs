@@ -80,7 +80,7 @@ fn a_body_changing_a_shape_is_tensorflows_error() {
             ops::less(s, &n, &five)
         },
         |s, v| Ok(vec![ops::concat(s, &[v[0].clone(), v[0].clone()], 0)?]),
-        &[v0.clone()],
+        std::slice::from_ref(&v0),
         &WhileOptions::default(),
     )
     .unwrap_err();
@@ -109,15 +109,20 @@ fn bad_loops_are_errors_naming_the_problem() {
     let g = Graph::new();
     let s = g.scope();
     let i0 = ops::constant(&s, Tensor::scalar(0i32)).unwrap();
-    let e =
-        ops::while_loop(&s, |_, v| Ok(v[0].clone()), |_, v| Ok(v.to_vec()), &[i0.clone()], &WhileOptions::default())
-            .unwrap_err();
+    let e = ops::while_loop(
+        &s,
+        |_, v| Ok(v[0].clone()),
+        |_, v| Ok(v.to_vec()),
+        std::slice::from_ref(&i0),
+        &WhileOptions::default(),
+    )
+    .unwrap_err();
     assert!(e.message.contains("cond must return a bool scalar"), "{e}");
     let e = ops::while_loop(
         &s,
         |s, v| ops::less(s, &v[0], &v[0]),
         |_, v| Ok(vec![v[0].clone(), v[0].clone()]),
-        &[i0.clone()],
+        std::slice::from_ref(&i0),
         &WhileOptions::default(),
     )
     .unwrap_err();

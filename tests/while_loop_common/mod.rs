@@ -112,9 +112,12 @@ pub fn gru_cell(s: &Scope, x: &Output, h: &Output, w: &[Output]) -> Result<Outpu
     ops::add(s, &keep, &new)
 }
 
+/// A gradient case: its name, y and xs.
+pub type Case = (&'static str, Output, Vec<Output>);
+
 /// The graph of scripts/gen_while_loop.py's `build()`, built here; returns it and the
 /// gradient cases' (name, y) in the script's order.
-pub fn build() -> (Graph, Vec<(&'static str, Output, Vec<Output>)>) {
+pub fn build() -> (Graph, Vec<Case>) {
     let g = Graph::new();
     let s = g.scope();
     let x = ops::placeholder(&s.named("x"), DType::Float, Shape::scalar()).unwrap();
