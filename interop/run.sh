@@ -22,7 +22,9 @@
 #    SavedModelBuilder), then interop/check_saved_model.py DIR (TF's loader, saved_model_cli);
 # 6. the real-model set (interop/check_models.sh): TF writes MobileNetV2, ResNet50, an LSTM,
 #    a cond net, a transformer block and two training graphs once into ~/.cache, and
-#    cli/tests/real_models.rs runs them here to TF's outputs.
+#    cli/tests/real_models.rs runs them here to TF's outputs;
+# 7. loops and gradient loops built with ops::while_loop, exported as a GraphDef and run by
+#    TF to its own values (interop/check_while_loop.py).
 # Each check prints PASS/FAIL per check; the suite ends with one line
 # `interop: N passed, M failed` totalling them all. Exits non-zero on any failure.
 # Temp dirs made here are removed on success and kept (path printed) on failure.
@@ -168,6 +170,9 @@ fi
 
 # 6. real models written by TensorFlow (scripts/gen_models.py, cached under ~/.cache) run here
 run_check models bash "$HERE/check_models.sh" "$PY" || true
+
+# 7. while loops and gradient loops built here (tests/while_loop_grad.rs::write_for_interop), run by TF
+run_check while_loop "$PY" "$HERE/check_while_loop.py" || true
 
 echo "interop: $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

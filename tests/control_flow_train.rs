@@ -2,15 +2,15 @@
 //! is the Merge of its branches' gradients, a Merge's a Switch on its value_index), checked
 //! by finite differences; a net with a `tf.cond` on a training flag, written by TensorFlow
 //! 2.21 as a .meta (scripts/gen_control_flow.py), trained here to TensorFlow's losses with
-//! TensorFlow's own train op and with gradients built here; while-loop gradients are a
-//! clear `Unimplemented`.
+//! TensorFlow's own train op and with gradients built here; a gradient through a while
+//! loop TensorFlow wrote (tests/while_loop_grad.rs has the rest).
 
 mod common;
 mod control_flow_common;
 use control_flow_common::{data_dir, expected, graph, tensor};
 use tensorgraph::io::meta_graph::ImportMetaGraphOptions;
 use tensorgraph::train::{gradients, GradientDescentOptimizer, Optimizer};
-use tensorgraph::{ops, Code, Graph, Output, Scope, Session, Tensor};
+use tensorgraph::{ops, Graph, Output, Scope, Session, Tensor};
 
 /// `cond(p, x * w, w * 2)` with the Switches and the Merge a TF1 `tf.cond` has (x's false
 /// output unused: its gradient is the zeros of the untaken branch).
@@ -55,15 +55,16 @@ fn cond_gradients_have_tensorflows_ops() {
 }
 
 #[test]
-fn while_loop_gradients_are_unimplemented_naming_the_loop() {
+fn gradients_through_a_while_loop_tensorflow_wrote() {
+    // inv: a = a + w * cast(i) for i in 0..4: d(sum a)/dw = 0 + 1 + 2 + 3 for each element
     let g = graph("loops.pbtxt");
     let y = g.tensor_by_name("inv/Exit_1:0").unwrap();
     let w = g.tensor_by_name("w:0").unwrap();
-    let e = gradients(&[y], &[w], None).unwrap_err();
-    assert_eq!(e.code, Code::Unimplemented);
-    assert!(e.message.starts_with("gradients through TF1 while loops are not implemented"), "{e}");
-    assert!(e.message.contains("(frame 'inv/while_context')"), "{e}");
-    // a gradient that does not cross the loop is fine
+    let dw = gradients(&[y], std::slice::from_ref(&w), None).unwrap()[0].clone().unwrap();
+    let sess = Session::new(&g).unwrap();
+    let wv = Tensor::new(&[3], vec![1.0f32, 0.5, -2.0]).unwrap();
+    assert_eq!(sess.fetch(&[(&w, wv)], &dw).unwrap().to_vec::<f32>().unwrap(), [6.0, 6.0, 6.0]);
+    // a gradient that does not cross the loop is as before
     let x = g.tensor_by_name("x:0").unwrap();
     let y = g.tensor_by_name("cl/add:0").unwrap();
     assert!(gradients(&[y], &[x], None).unwrap()[0].is_some());

@@ -3,10 +3,13 @@
 //! takes from outside switched on the predicate, and a Merge per output.
 
 use super::control_flow::{merge, ref_switch, switch};
+use super::flow_context::{self, FlowContext};
 use crate::error::{Error, Result};
 use crate::graph::{Operation, Output, Scope};
 use crate::tensor::DType;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// `tf.compat.v1.cond(pred, true_fn, false_fn)` in graph mode: runs only the branch `pred`
 /// (a bool scalar) selects and returns its outputs. Names as TensorFlow's: under name scope
@@ -39,8 +42,8 @@ pub fn cond(
     let switch_t = super::identity(&cs.named("switch_t"), &t)?;
     let switch_f = super::identity(&cs.named("switch_f"), &f)?;
     let pred_id = super::identity(&cs.named("pred_id"), pred)?;
-    let on_true = Branch { scope: &cs, pred_id: &pred_id, pivot: &switch_t, port: 1 }.build(true_fn)?;
-    let on_false = Branch { scope: &cs, pred_id: &pred_id, pivot: &switch_f, port: 0 }.build(false_fn)?;
+    let on_true = Branch::new(&cs, &pred_id, &switch_t, 1).build(true_fn)?;
+    let on_false = Branch::new(&cs, &pred_id, &switch_f, 0).build(false_fn)?;
     if on_true.len() != on_false.len() {
         return Err(Error::invalid_argument(format!(
             "cond: true_fn and false_fn must return the same number of tensors, but true_fn returned {} and false_fn {}",
@@ -64,59 +67,97 @@ pub fn cond(
     Ok(outputs)
 }
 
-/// One branch of a cond: its scope, the predicate, its pivot and the Switch port it takes.
-struct Branch<'a> {
-    scope: &'a Scope,
-    pred_id: &'a Output,
-    pivot: &'a Output,
+/// One branch of a cond (TensorFlow's `CondContext`): its scope, the predicate, its
+/// pivot, the Switch port it takes, the first op id made in it and its captures.
+struct Branch {
+    scope: Scope,
+    pred_id: Output,
+    pivot: Output,
     port: usize,
+    start: Cell<usize>,
+    outer: Option<Rc<dyn FlowContext>>,
+    captured: RefCell<HashMap<(usize, usize), Output>>,
 }
 
-impl Branch<'_> {
+impl Branch {
+    fn new(scope: &Scope, pred_id: &Output, pivot: &Output, port: usize) -> Rc<Branch> {
+        Rc::new(Branch {
+            scope: scope.clone(),
+            pred_id: pred_id.clone(),
+            pivot: pivot.clone(),
+            port,
+            start: Cell::new(usize::MAX),
+            outer: flow_context::enclosing(scope.graph()),
+            captured: RefCell::new(HashMap::new()),
+        })
+    }
+
+    fn inside(&self, id: usize) -> bool {
+        id >= self.start.get() || id == self.pivot.op || id == self.pred_id.op
+    }
+
     /// Builds the branch with `f`, then switches what its ops read from outside.
-    fn build(&self, f: impl FnOnce(&Scope) -> Result<Vec<Output>>) -> Result<Vec<Output>> {
+    fn build(self: Rc<Self>, f: impl FnOnce(&Scope) -> Result<Vec<Output>>) -> Result<Vec<Output>> {
         let g = self.scope.graph().clone();
         let start = g.num_ops();
-        let results = f(self.scope)?;
-        let end = g.num_ops();
-        let inside = |id: usize| id >= start || id == self.pivot.op || id == self.pred_id.op;
-        let mut captured: HashMap<(usize, usize), Output> = HashMap::new();
-        for id in start..end {
-            let node = g.node(id);
-            let op = Operation { graph: g.clone(), id };
-            for (i, &(src, index)) in node.inputs.iter().enumerate() {
-                if inside(src) {
+        self.start.set(start);
+        let me = self.clone();
+        let results = flow_context::within(self.clone(), move || -> Result<Vec<Output>> {
+            let results = f(&me.scope)?;
+            let end = g.num_ops();
+            for id in start..end {
+                if flow_context::handled(id) {
                     continue;
                 }
-                let x = Output { graph: g.clone(), op: src, index };
-                let name_scope = g.scope().name_scope(&format!("{}/", node.name));
-                let sw = self.capture(&name_scope, &x, &mut captured)?;
-                g.update_input(&op, i, &sw)?;
+                let node = g.node(id);
+                let op = Operation { graph: g.clone(), id };
+                for (i, &(src, index)) in node.inputs.iter().enumerate() {
+                    if me.inside(src) {
+                        continue;
+                    }
+                    let x = Output { graph: g.clone(), op: src, index };
+                    let name_scope = g.scope().name_scope(&format!("{}/", node.name));
+                    let sw = me.add_value(&name_scope, &x)?;
+                    g.update_input(&op, i, &sw)?;
+                }
+                if node.inputs.is_empty() && !node.control_inputs.iter().any(|&c| me.inside(c)) {
+                    g.write().add_control_input(id, me.pivot.op);
+                }
             }
-            if node.inputs.is_empty() && !node.control_inputs.iter().any(|&c| inside(c)) {
-                g.write().add_control_input(id, self.pivot.op);
-            }
-        }
-        results
-            .into_iter()
-            .map(|r| if inside(r.op) { Ok(r) } else { self.capture(self.scope, &r, &mut captured) })
-            .collect()
+            let scope = me.scope.clone();
+            results.into_iter().map(|r| if me.inside(r.op) { Ok(r) } else { me.add_value(&scope, &r) }).collect()
+        })?;
+        flow_context::mark_handled(start..self.scope.graph().num_ops());
+        Ok(results)
+    }
+}
+
+impl FlowContext for Branch {
+    fn graph(&self) -> &crate::graph::Graph {
+        self.scope.graph()
     }
 
     /// The branch's Switch of outside tensor `x` (made in scope `s` on first use).
-    fn capture(&self, s: &Scope, x: &Output, captured: &mut HashMap<(usize, usize), Output>) -> Result<Output> {
-        if let Some(sw) = captured.get(&x.key()) {
+    fn add_value(&self, s: &Scope, x: &Output) -> Result<Output> {
+        if self.inside(x.op) {
+            return Ok(x.clone());
+        }
+        if let Some(sw) = self.captured.borrow().get(&x.key()) {
             return Ok(sw.clone());
         }
+        let outer = match &self.outer {
+            Some(o) => o.add_value(s, x)?,
+            None => x.clone(),
+        };
         // a capture is made outside any control dependency, as TensorFlow's
         let s = s.graph().scope().name_scope(&format!("{}/", s.prefix()));
-        let (f, t) = if x.op().op_type() == "VariableV2" {
-            ref_switch(&s.named("Switch"), x, self.pred_id)?
+        let (f, t) = if outer.op().op_type() == "VariableV2" {
+            ref_switch(&s.named("Switch"), &outer, &self.pred_id)?
         } else {
-            switch(&s, x, self.pred_id)?
+            switch(&s, &outer, &self.pred_id)?
         };
         let sw = if self.port == 1 { t } else { f };
-        captured.insert(x.key(), sw.clone());
+        self.captured.borrow_mut().insert(x.key(), sw.clone());
         Ok(sw)
     }
 }

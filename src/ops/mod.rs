@@ -10,6 +10,7 @@ mod builder;
 pub mod cond;
 pub mod control_flow;
 pub mod conv;
+mod flow_context;
 pub mod image;
 pub mod io_ops;
 pub mod io_ops_v1;
@@ -31,6 +32,7 @@ pub mod training;
 pub mod unknown;
 mod variable_common;
 mod variables;
+pub mod while_loop;
 
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
@@ -67,6 +69,7 @@ pub use tensor_array::{
 };
 pub use thread_pool::ThreadPool;
 pub use variables::VariableOptions;
+pub use while_loop::{while_loop, WhileOptions};
 
 /// What shape inference sees of a node being added: its attrs and the dtype and
 /// inferred shape of each input.

@@ -2,14 +2,12 @@
 //! under `gradients/`, each op's part under `gradients/<op>_grad/` built by the op's own
 //! gradient function from the registry.
 
+use super::{while_grad, while_loops};
 use crate::error::{Error, Result};
-use crate::graph::Node;
 use crate::graph::{traversal, Output, Scope};
-use crate::ops::control_flow::{control_flow, enter_attrs, ControlFlow};
 use crate::ops::{self, GradCtx};
 use crate::tensor::{DType, Tensor};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 /// `tf.gradients(ys, xs)`: the gradient of the sum of `ys` with respect to each of `xs`,
 /// `None` where an `x` does not affect any `y`. Ops go in a new `gradients` name scope
@@ -35,22 +33,54 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
         next.extend_from_slice(&consumers[id]);
         Ok(())
     })?;
-    // TF1 while loops between xs and ys need gradient loops tensorgraph does not build
-    traversal::reachable(nodes.len(), ys.iter().map(|y| y.op().id()).filter(|&id| from_x[id]), |id, next| {
-        if let Some(ControlFlow::Enter | ControlFlow::Exit | ControlFlow::NextIteration) =
-            control_flow(nodes[id].op_type)
-        {
-            return Err(while_loop_unimplemented(&nodes, id));
+    // TF1 while loops: each outermost loop is one step of the walk (its representative
+    // op, `rep`), whose inputs are its Enters' inputs; its gradient is a gradient loop
+    let loops = while_loops::find_loops(&nodes)?;
+    let mut owner: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (li, l) in loops.iter().enumerate() {
+        for (id, &m) in l.member.iter().enumerate() {
+            if m && owner[id].is_none() {
+                owner[id] = Some(li);
+            }
         }
-        next.extend(nodes[id].inputs.iter().map(|&(src, _)| src).filter(|&src| from_x[src]));
-        Ok(())
-    })?;
+    }
+    let mut rep_of = vec![usize::MAX; loops.len()];
+    for (id, o) in owner.iter().enumerate() {
+        if let Some(li) = *o {
+            rep_of[li] = rep_of[li].min(id);
+        }
+    }
+    let rep = |id: usize| owner[id].map_or(id, |li| rep_of[li]);
+    let loop_at = |id: usize| owner[id].filter(|&li| rep_of[li] == id);
+    for t in xs.iter().chain(ys) {
+        if let Some(li) = owner[t.op().id()] {
+            if !loops[li].is_exit(t.op().id()) || xs.iter().any(|x| x.key() == t.key()) {
+                return Err(Error::unimplemented(format!(
+                    "gradients: {} is inside while loop '{}'; tensorgraph takes gradients of and with respect to tensors outside loops",
+                    t.name(),
+                    loops[li].frame
+                )));
+            }
+        }
+    }
+    let mut from_x_rep = vec![false; nodes.len()];
+    for (id, &f) in from_x.iter().enumerate() {
+        if f {
+            from_x_rep[rep(id)] = true;
+        }
+    }
+    let inputs_of = |id: usize| -> Vec<usize> {
+        match loop_at(id) {
+            Some(li) => loops[li].enters().flat_map(|e| nodes[e].inputs.iter().map(|&(s, _)| rep(s))).collect(),
+            None => nodes[id].inputs.iter().map(|&(s, _)| rep(s)).collect(),
+        }
+    };
     // ops between: reach ys backward through data edges, and are reachable from xs; in
     // post-order (inputs first), visiting the ys and each op's inputs last first
     let order = traversal::post_order(
         nodes.len(),
-        ys.iter().rev().map(|y| y.op().id()).filter(|&id| from_x[id]),
-        |id, next| next.extend(nodes[id].inputs.iter().rev().map(|&(src, _)| src).filter(|&src| from_x[src])),
+        ys.iter().rev().map(|y| rep(y.op().id())).filter(|&id| from_x_rep[id]),
+        |id, next| next.extend(inputs_of(id).into_iter().rev().filter(|&src| from_x_rep[src])),
         |id| Error::internal(format!("gradients: the graph has a cycle through op '{}'", nodes[id].name)),
     )?;
     let mut between = vec![false; nodes.len()];
@@ -74,7 +104,16 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
     }
     let x_keys: HashSet<(usize, usize)> = xs.iter().map(|x| x.key()).collect();
     // order is post-order (inputs first); walk it backwards
+    let call = while_grad::GradCall { root: &root, nodes: &nodes, from_x: &from_x, loops: &loops };
     for &id in order.iter().rev() {
+        if let Some(li) = loop_at(id) {
+            for ((src, idx), g) in while_grad::loop_gradient(&call, &loops[li], &mut pending)? {
+                if between[rep(src)] || x_keys.contains(&(src, idx)) {
+                    pending.entry((src, idx)).or_default().push(g);
+                }
+            }
+            continue;
+        }
         let node = nodes[id].clone();
         let op = crate::graph::Operation { graph: graph.clone(), id };
         let n_out = node.outputs.len();
@@ -120,7 +159,7 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
             def.gradient(&ctx).map_err(|e| e.context(format!("gradient of '{}' ({})", node.name, node.op_type)))?;
         for (&(src, idx), g) in node.inputs.iter().zip(in_grads) {
             if let Some(g) = g {
-                if between[src] || x_keys.contains(&(src, idx)) {
+                if between[rep(src)] || x_keys.contains(&(src, idx)) {
                     pending.entry((src, idx)).or_default().push(g);
                 }
             }
@@ -139,34 +178,4 @@ fn aggregate(s: &Scope, mut gs: Vec<Output>) -> Result<Output> {
         return Ok(gs.remove(0));
     }
     ops::add_n(s, &gs)
-}
-
-/// The error for a gradient through loop op `id`: names the loop by its frame (an Enter's
-/// `frame_name`, found from an Exit or NextIteration through the loop's Switch and Merge).
-fn while_loop_unimplemented(nodes: &[Arc<Node>], id: usize) -> Error {
-    let frame = loop_frame(nodes, id).map(|f| format!(" (frame '{f}')")).unwrap_or_default();
-    Error::unimplemented(format!(
-        "gradients through TF1 while loops are not implemented: the path from the xs to the ys passes through {} '{}' of a while loop{frame}; TensorFlow builds such gradients as a second loop over stacks of the forward values (StackV2/StackPushV2/StackPopV2), which tensorgraph does not yet",
-        nodes[id].op_type, nodes[id].name
-    ))
-}
-
-/// The frame name of the loop op `id` belongs to: an Enter's own, else the first Enter met
-/// walking back through data inputs within a few ops (Exit ← Switch ← Merge ← Enter).
-fn loop_frame(nodes: &[Arc<Node>], id: usize) -> Option<String> {
-    let mut seen = vec![id];
-    let mut i = 0;
-    while i < seen.len() && i < 64 {
-        let n = &nodes[seen[i]];
-        if control_flow(n.op_type) == Some(ControlFlow::Enter) {
-            return enter_attrs(n).ok().map(|a| a.0);
-        }
-        for &(src, _) in &n.inputs {
-            if !seen.contains(&src) {
-                seen.push(src);
-            }
-        }
-        i += 1;
-    }
-    None
 }

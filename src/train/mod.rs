@@ -6,6 +6,8 @@ mod gradients;
 mod momentum;
 mod optimizer;
 mod saver;
+mod while_grad;
+mod while_loops;
 
 pub use adam::AdamOptimizer;
 pub use gradient_descent::GradientDescentOptimizer;
