@@ -30,8 +30,9 @@ const MAGIC: &[u8; 6] = b"\x93NUMPY";
 /// numpy's `max_header_size` (`np.load` refuses longer headers unless the file is trusted).
 const MAX_HEADER_LEN: usize = 10_000;
 
-/// How deeply brackets may nest in a header (a plain dtype's header nests 2 deep).
-const MAX_HEADER_NESTING: usize = 32;
+/// How deeply brackets may nest in a header (a plain dtype's header nests 2 deep, a
+/// structured dtype's 4 or more).
+const MAX_HEADER_NESTING: usize = 8;
 
 impl Tensor {
     /// Reads a `.npy` file (`np.load`): its dtype, shape and values (see the
@@ -166,21 +167,55 @@ fn split_header(bytes: &[u8]) -> Result<(&str, &[u8])> {
     Ok((text, &bytes[start + header_len..]))
 }
 
+/// Checks the brackets of a header outside its string literals before the Python literal
+/// parser sees it: they must balance and nest at most [`MAX_HEADER_NESTING`] deep (the
+/// parser recurses into brackets, and backtracks exponentially on unclosed ones).
+fn check_brackets(text: &str) -> std::result::Result<(), String> {
+    let mut open: Vec<char> = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        if let Some(q) = quote {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                _ if c == q => quote = None,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '(' | '[' | '{' => {
+                open.push(c);
+                if open.len() > MAX_HEADER_NESTING {
+                    return Err(format!("nests brackets more than {MAX_HEADER_NESTING} deep"));
+                }
+            }
+            ')' | ']' | '}' => {
+                let want = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    _ => '{',
+                };
+                if open.pop() != Some(want) {
+                    return Err(format!("has an unmatched '{c}'"));
+                }
+            }
+            _ => {}
+        }
+    }
+    match (quote, open.last()) {
+        (Some(q), _) => Err(format!("has an unclosed string ({q})")),
+        (None, Some(c)) => Err(format!("has an unclosed '{c}'")),
+        (None, None) => Ok(()),
+    }
+}
+
 /// Parses the header dict: `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`.
 fn parse_header(text: &str) -> Result<Header> {
     let bad = |what: String| Error::invalid_argument(format!("the .npy header {what}: {}", text.trim_end()));
-    // the Python literal parser recurses into brackets: bound the depth first
-    let mut depth = 0usize;
-    for c in text.chars() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if depth > MAX_HEADER_NESTING {
-            return Err(bad(format!("nests brackets more than {MAX_HEADER_NESTING} deep")));
-        }
-    }
+    check_brackets(text).map_err(bad)?;
     let value: Value = text.trim_end().parse().map_err(|e| bad(format!("is not a Python literal ({e})")))?;
     let Value::Dict(entries) = value else {
         return Err(bad("is not a dict".into()));
