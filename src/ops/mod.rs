@@ -26,6 +26,7 @@ pub mod resource_variable;
 pub mod schema;
 pub mod stack;
 pub mod step_resources;
+pub mod string_ops;
 pub mod tensor_array;
 pub mod training;
 pub mod unknown;
@@ -61,6 +62,7 @@ pub use resource_variable::{
 };
 pub use stack::{stack_close_v2, stack_pop_v2, stack_push_v2, stack_v2};
 pub use step_resources::StepResources;
+pub use string_ops::static_regex_full_match;
 pub use tensor_array::{
     tensor_array_close_v3, tensor_array_concat_v3, tensor_array_gather_v3, tensor_array_grad_v3,
     tensor_array_grad_with_shape, tensor_array_read_v3, tensor_array_scatter_v3, tensor_array_size_v3,
