@@ -65,6 +65,11 @@ fn tensor_entry(name: &str, t: &Tensor) -> Value {
         Storage::U64(v) => ("int", v.iter().map(|&x| x.into()).collect()),
         Storage::Bool(v) => ("bool", v.iter().map(|&x| x.into()).collect()),
         Storage::Str(v) => ("hex", v.iter().map(|s| hex(s).into()).collect()),
+        Storage::QI8(v) => ("int", v.iter().map(|x| x.0.into()).collect()),
+        Storage::QU8(v) => ("int", v.iter().map(|x| x.0.into()).collect()),
+        Storage::QI16(v) => ("int", v.iter().map(|x| x.0.into()).collect()),
+        Storage::QU16(v) => ("int", v.iter().map(|x| x.0.into()).collect()),
+        Storage::QI32(v) => ("int", v.iter().map(|x| x.0.into()).collect()),
     };
     json!({"name": name, "dtype": t.dtype().name(), "shape": t.shape(), "encoding": encoding, "data": data})
 }

@@ -13,7 +13,7 @@ use tensorgraph::format::checkpoint::{
     data_path, index_path, latest_checkpoint, read_checkpoint_state, slice_key, write_checkpoint,
     write_checkpoint_state, CheckpointReader, CheckpointState, CheckpointWriter,
 };
-use tensorgraph::tensor::{Storage, Tensor};
+use tensorgraph::tensor::{QInt16, QInt32, QInt8, QUInt16, QUInt8, Storage, Tensor};
 use tensorgraph::{Code, DType};
 
 fn all_dtypes() -> Vec<(String, Tensor)> {
@@ -46,6 +46,11 @@ fn all_dtypes() -> Vec<(String, Tensor)> {
                 vec![7; 70000],
             ]),
         ),
+        t("qi8", &[3], Storage::QI8(vec![QInt8(-128), QInt8(0), QInt8(127)])),
+        t("qu8", &[2], Storage::QU8(vec![QUInt8(0), QUInt8(255)])),
+        t("qi16", &[2], Storage::QI16(vec![QInt16(-32768), QInt16(4660)])),
+        t("qu16", &[1], Storage::QU16(vec![QUInt16(65535)])),
+        t("qi32", &[2], Storage::QI32(vec![QInt32(i32::MIN), QInt32(7)])),
         t("str_scalar", &[], Storage::Str(vec![b"on-cpu0".to_vec()])),
         t("str_one_empty", &[1], Storage::Str(vec![vec![]])),
         t("str_empty", &[0, 2], Storage::Str(vec![])),
@@ -274,8 +279,8 @@ fn hostile_entries_fail_without_huge_allocations() {
     write_raw(&prefix, vec![("neg", neg)], &[]);
     let e = CheckpointReader::open(&prefix).unwrap_err();
     assert_eq!(e.code, Code::DataLoss, "{e}");
-    // A dtype tensorgraph lacks (DT_QINT8 = 11) is unlisted and Unimplemented on read.
-    write_raw(&prefix, vec![("q", BundleEntryProto { dtype: 11, ..entry(DType::Int8, &[1], 0, 1) })], &[1]);
+    // A dtype tensorgraph lacks (DT_FLOAT8_E5M2 = 24) is unlisted and Unimplemented on read.
+    write_raw(&prefix, vec![("q", BundleEntryProto { dtype: 24, ..entry(DType::Int8, &[1], 0, 1) })], &[1]);
     let r = CheckpointReader::open(&prefix).unwrap();
     assert!(r.list().is_empty() && r.contains("q"));
     assert_eq!(r.read("q").unwrap_err().code, Code::Unimplemented);

@@ -171,6 +171,11 @@ fn flat_json(t: &Tensor) -> Vec<Value> {
         Storage::C64(v) => v.iter().map(|c| json!([float_json(c[0] as f64), float_json(c[1] as f64)])).collect(),
         Storage::C128(v) => v.iter().map(|c| json!([float_json(c[0]), float_json(c[1])])).collect(),
         Storage::Str(v) => v.iter().map(|s| bytes_json(s)).collect(),
+        Storage::QI8(v) => v.iter().map(|x| Value::from(x.0)).collect(),
+        Storage::QU8(v) => v.iter().map(|x| Value::from(x.0)).collect(),
+        Storage::QI16(v) => v.iter().map(|x| Value::from(x.0)).collect(),
+        Storage::QU16(v) => v.iter().map(|x| Value::from(x.0)).collect(),
+        Storage::QI32(v) => v.iter().map(|x| Value::from(x.0)).collect(),
     }
 }
 
@@ -242,6 +247,11 @@ fn flat_text(t: &Tensor, limit: usize) -> Vec<String> {
         Storage::C64(v) => take(v, limit, |c| fmt_complex(c[0] as f64, c[1] as f64, |x| fmt_f32(x as f32))),
         Storage::C128(v) => take(v, limit, |c| fmt_complex(c[0], c[1], |x| format!("{x:?}"))),
         Storage::Str(v) => take(v, limit, |s| fmt_bytes(s)),
+        Storage::QI8(v) => take(v, limit, |x| x.0.to_string()),
+        Storage::QU8(v) => take(v, limit, |x| x.0.to_string()),
+        Storage::QI16(v) => take(v, limit, |x| x.0.to_string()),
+        Storage::QU16(v) => take(v, limit, |x| x.0.to_string()),
+        Storage::QI32(v) => take(v, limit, |x| x.0.to_string()),
     }
 }
 

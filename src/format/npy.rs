@@ -401,7 +401,9 @@ fn fortran_to_c(s: &Storage, shape: &[usize]) -> Result<Storage> {
     s.try_gather(&idx)
 }
 
-/// The little-endian numpy dtype string of `t` and its bytes per element.
+/// The little-endian numpy dtype string of `t` and its bytes per element. numpy has no
+/// quantized dtypes: a qint8 ... qint32 tensor is written as its plain integers (`|i1` ...
+/// `<i4`), which a feed of the quantized placeholder converts back.
 fn npy_dtype(t: &Tensor) -> Result<(String, usize)> {
     let fixed = |d: &str, n: usize| Ok((d.to_string(), n));
     match t.storage() {
@@ -419,6 +421,11 @@ fn npy_dtype(t: &Tensor) -> Result<(String, usize)> {
         Storage::F64(_) => fixed("<f8", 8),
         Storage::C64(_) => fixed("<c8", 8),
         Storage::C128(_) => fixed("<c16", 16),
+        Storage::QI8(_) => fixed("|i1", 1),
+        Storage::QU8(_) => fixed("|u1", 1),
+        Storage::QI16(_) => fixed("<i2", 2),
+        Storage::QU16(_) => fixed("<u2", 2),
+        Storage::QI32(_) => fixed("<i4", 4),
         Storage::Str(v) => {
             // numpy has no zero-width bytes dtype for arrays: at least 1
             let width = v.iter().map(Vec::len).max().unwrap_or(0).max(1);
@@ -456,6 +463,11 @@ fn encode(s: &Storage, item: usize, out: &mut Vec<u8>) {
         Storage::F64(v) => le!(v),
         Storage::C64(v) => le!(v.iter().flatten()),
         Storage::C128(v) => le!(v.iter().flatten()),
+        Storage::QI8(v) => le!(v.iter().map(|x| x.0)),
+        Storage::QU8(v) => out.extend(v.iter().map(|x| x.0)),
+        Storage::QI16(v) => le!(v.iter().map(|x| x.0)),
+        Storage::QU16(v) => le!(v.iter().map(|x| x.0)),
+        Storage::QI32(v) => le!(v.iter().map(|x| x.0)),
         Storage::Str(v) => {
             for x in v {
                 out.extend_from_slice(x);

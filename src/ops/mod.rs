@@ -19,6 +19,7 @@ pub mod logging;
 pub mod math;
 pub mod nn;
 pub mod parsing;
+pub mod quantize;
 pub mod random;
 pub mod ref_variable;
 mod registry;
@@ -26,6 +27,7 @@ pub mod resource_variable;
 pub mod schema;
 pub mod stack;
 pub mod step_resources;
+pub mod string_ops;
 pub mod tensor_array;
 pub mod thread_pool;
 pub mod training;
@@ -54,6 +56,7 @@ pub use logging::{assert_op, print_op};
 pub use math::*;
 pub use nn::*;
 pub use parsing::{parse_example, FixedLenFeature};
+pub use quantize::{dequantize, quantize_v2, DequantizeOptions, QuantizeOptions};
 pub use random::{random_normal, random_uniform, truncated_normal};
 pub use ref_variable::{assign, assign_add, assign_sub, is_variable_initialized};
 pub use registry::{lookup, registered_op_types};
@@ -62,6 +65,7 @@ pub use resource_variable::{
 };
 pub use stack::{stack_close_v2, stack_pop_v2, stack_push_v2, stack_v2};
 pub use step_resources::StepResources;
+pub use string_ops::static_regex_full_match;
 pub use tensor_array::{
     tensor_array_close_v3, tensor_array_concat_v3, tensor_array_gather_v3, tensor_array_grad_v3,
     tensor_array_grad_with_shape, tensor_array_read_v3, tensor_array_scatter_v3, tensor_array_size_v3,

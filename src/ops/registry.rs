@@ -29,6 +29,8 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::parsing::DEFS)
         .chain(super::tensor_array::DEFS)
         .chain(super::stack::DEFS)
+        .chain(super::quantize::DEFS)
+        .chain(super::string_ops::DEFS)
     {
         m.insert(def.op_type(), *def);
     }

@@ -25,6 +25,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &AssignAddVariableOp,
     &AssignSubVariableOp,
     &VarIsInitializedOp,
+    &DisableCopyOnRead,
     &VariableShape,
     &ResourceApplyGradientDescent,
     &ResourceApplyMomentum,
@@ -251,6 +252,30 @@ impl RegisteredOp for VarIsInitializedOp {
             let init = slot.read().unwrap_or_else(|e| e.into_inner()).is_some();
             Ok(vec![Tensor::scalar(init)])
         })))
+    }
+    fn ref_inputs(&self) -> &'static [usize] {
+        &[0]
+    }
+    fn is_stateful(&self) -> bool {
+        true
+    }
+}
+
+/// `DisableCopyOnRead(resource)`: TensorFlow 2's checkpoint functions (`_traced_save`) call
+/// it on each variable before reading it, to switch the variable out of copy-on-read
+/// mode. tensorgraph's variables have no such mode (a read shares the buffer and writes
+/// copy on write), so the op does nothing; no outputs.
+pub struct DisableCopyOnRead;
+impl RegisteredOp for DisableCopyOnRead {
+    fn op_type(&self) -> &'static str {
+        "DisableCopyOnRead"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        Ok(vec![])
+    }
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(|_| Ok(vec![]))))
     }
     fn ref_inputs(&self) -> &'static [usize] {
         &[0]

@@ -13,8 +13,9 @@ impl Tensor {
     /// - float to float (float16, bfloat16, float32, float64), rounded to the nearest value
     ///   of `dtype`; NaN and infinities stay; a finite value beyond `dtype`'s range is
     ///   refused (numpy would make it inf);
-    /// - integer to integer (int8 to uint64) when every value fits (numpy would wrap);
-    /// - integer to float, rounded to the nearest value (`2^24 + 1` becomes `2^24` in
+    /// - integer to integer (int8 to uint64, and the quantized qint8 to qint32 as their
+    ///   integers) when every value fits (numpy would wrap);
+    /// - integer (not quantized) to float, rounded to the nearest value (`2^24 + 1` becomes `2^24` in
     ///   float32), as numpy does; a value beyond a float16's range is refused;
     /// - the same dtype: the tensor itself (shared, not copied).
     ///
@@ -33,7 +34,9 @@ impl Tensor {
         }
         let refuse =
             |why: &str| Err(Error::invalid_argument(format!("cannot convert {from} values to {dtype}: {why}")));
-        let storage = if let (Some(ints), true) = (int_values(self.storage()), dtype.is_integer()) {
+        let storage = if let (Some(ints), true) =
+            (int_values(self.storage()), dtype.is_integer() || dtype.is_quantized())
+        {
             to_ints(ints, self.shape(), dtype)?
         } else if let (Some(floats), true) = (float_values(self.storage()), dtype.is_floating()) {
             to_floats(floats, self.shape(), dtype)?
@@ -66,6 +69,11 @@ fn int_values(s: &Storage) -> Option<Values<'_, i128>> {
         Storage::U16(v) => it(v),
         Storage::U32(v) => it(v),
         Storage::U64(v) => it(v),
+        Storage::QI8(v) => Box::new(v.iter().map(|x| x.0.into())),
+        Storage::QU8(v) => Box::new(v.iter().map(|x| x.0.into())),
+        Storage::QI16(v) => Box::new(v.iter().map(|x| x.0.into())),
+        Storage::QU16(v) => Box::new(v.iter().map(|x| x.0.into())),
+        Storage::QI32(v) => Box::new(v.iter().map(|x| x.0.into())),
         _ => return None,
     })
 }
@@ -77,6 +85,8 @@ fn float_values(s: &Storage) -> Option<Values<'_, f64>> {
         Storage::F64(v) => Box::new(v.iter().copied()),
         Storage::F16(v) => Box::new(v.iter().map(|x| x.to_f64())),
         Storage::BF16(v) => Box::new(v.iter().map(|x| x.to_f64())),
+        // a quantized value stands for a real number only with its range: no plain conversion
+        other if other.dtype().is_quantized() => return None,
         other => Box::new(int_values(other)?.map(|x| x as f64)),
     })
 }
@@ -110,6 +120,12 @@ fn to_ints(values: Values<'_, i128>, shape: &[usize], dtype: DType) -> Result<St
             }
             Storage::$var(out)
         }};
+        ($t:ty, $var:ident, $qvar:ident, $q:ident) => {{
+            match ints!($t, $var) {
+                Storage::$var(v) => Storage::$qvar(v.into_iter().map(super::$q).collect()),
+                _ => return Err(Error::internal("to_ints made another dtype")),
+            }
+        }};
     }
     Ok(match dtype {
         DType::Int8 => ints!(i8, I8),
@@ -120,6 +136,11 @@ fn to_ints(values: Values<'_, i128>, shape: &[usize], dtype: DType) -> Result<St
         DType::UInt16 => ints!(u16, U16),
         DType::UInt32 => ints!(u32, U32),
         DType::UInt64 => ints!(u64, U64),
+        DType::QInt8 => ints!(i8, I8, QI8, QInt8),
+        DType::QUInt8 => ints!(u8, U8, QU8, QUInt8),
+        DType::QInt16 => ints!(i16, I16, QI16, QInt16),
+        DType::QUInt16 => ints!(u16, U16, QU16, QUInt16),
+        DType::QInt32 => ints!(i32, I32, QI32, QInt32),
         other => return Err(Error::internal(format!("to_ints called for {other}"))),
     })
 }

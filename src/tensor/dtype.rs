@@ -28,8 +28,18 @@ pub enum DType {
     Int64 = 9,
     /// `DT_BOOL` (10).
     Bool = 10,
+    /// `DT_QINT8` (11): signed 8-bit quantized integers ([`QInt8`](crate::tensor::QInt8)).
+    QInt8 = 11,
+    /// `DT_QUINT8` (12): unsigned 8-bit quantized integers ([`QUInt8`](crate::tensor::QUInt8)).
+    QUInt8 = 12,
+    /// `DT_QINT32` (13): signed 32-bit quantized integers ([`QInt32`](crate::tensor::QInt32)).
+    QInt32 = 13,
     /// `DT_BFLOAT16` (14).
     BFloat16 = 14,
+    /// `DT_QINT16` (15): signed 16-bit quantized integers ([`QInt16`](crate::tensor::QInt16)).
+    QInt16 = 15,
+    /// `DT_QUINT16` (16): unsigned 16-bit quantized integers ([`QUInt16`](crate::tensor::QUInt16)).
+    QUInt16 = 16,
     /// `DT_UINT16` (17).
     UInt16 = 17,
     /// `DT_COMPLEX128` (18): two f64.
@@ -54,7 +64,7 @@ impl DType {
     /// Every dtype whose values are tensors (has a [`Storage`](crate::tensor::Storage)
     /// variant), in enum order. [`DType::Resource`] is not among them: see
     /// [`DType::GRAPH_ONLY`] and [`DType::ALL_WITH_GRAPH_ONLY`].
-    pub const ALL: [DType; 16] = [
+    pub const ALL: [DType; 21] = [
         DType::Float,
         DType::Double,
         DType::Int32,
@@ -65,7 +75,12 @@ impl DType {
         DType::Complex64,
         DType::Int64,
         DType::Bool,
+        DType::QInt8,
+        DType::QUInt8,
+        DType::QInt32,
         DType::BFloat16,
+        DType::QInt16,
+        DType::QUInt16,
         DType::UInt16,
         DType::Complex128,
         DType::Half,
@@ -78,8 +93,8 @@ impl DType {
     pub const GRAPH_ONLY: [DType; 1] = [DType::Resource];
 
     /// [`DType::ALL`] followed by [`DType::GRAPH_ONLY`]: every dtype a graph may name.
-    pub const ALL_WITH_GRAPH_ONLY: [DType; 17] = {
-        let mut out = [DType::Resource; 17];
+    pub const ALL_WITH_GRAPH_ONLY: [DType; 22] = {
+        let mut out = [DType::Resource; 22];
         let mut i = 0;
         while i < DType::ALL.len() {
             out[i] = DType::ALL[i];
@@ -126,9 +141,9 @@ impl DType {
     /// `Resource` (which has no tensor values).
     pub fn size(self) -> Option<usize> {
         Some(match self {
-            DType::Int8 | DType::UInt8 | DType::Bool => 1,
-            DType::Int16 | DType::UInt16 | DType::Half | DType::BFloat16 => 2,
-            DType::Float | DType::Int32 | DType::UInt32 => 4,
+            DType::Int8 | DType::UInt8 | DType::Bool | DType::QInt8 | DType::QUInt8 => 1,
+            DType::Int16 | DType::UInt16 | DType::Half | DType::BFloat16 | DType::QInt16 | DType::QUInt16 => 2,
+            DType::Float | DType::Int32 | DType::UInt32 | DType::QInt32 => 4,
             DType::Double | DType::Int64 | DType::UInt64 | DType::Complex64 => 8,
             DType::Complex128 => 16,
             DType::String | DType::Resource => return None,
@@ -155,6 +170,12 @@ impl DType {
         )
     }
 
+    /// True for TensorFlow's quantized types: qint8, quint8, qint16, quint16, qint32 (not
+    /// counted by [`DType::is_integer`]; TensorFlow's `DType.is_quantized`).
+    pub fn is_quantized(self) -> bool {
+        matches!(self, DType::QInt8 | DType::QUInt8 | DType::QInt16 | DType::QUInt16 | DType::QInt32)
+    }
+
     /// The name numpy and TensorFlow's Python API use (`float32`, `int64`, ...).
     pub fn name(self) -> &'static str {
         match self {
@@ -174,6 +195,11 @@ impl DType {
             DType::Half => "float16",
             DType::UInt32 => "uint32",
             DType::UInt64 => "uint64",
+            DType::QInt8 => "qint8",
+            DType::QUInt8 => "quint8",
+            DType::QInt16 => "qint16",
+            DType::QUInt16 => "quint16",
+            DType::QInt32 => "qint32",
             DType::Resource => "resource",
         }
     }

@@ -3,6 +3,7 @@
 mod alloc;
 mod convert;
 mod dtype;
+mod quantized;
 mod shape;
 mod summary;
 #[allow(clippy::module_inception)]
@@ -13,6 +14,7 @@ mod tensor;
 #[doc(hidden)]
 pub use alloc::{check_alloc, checked_num_elements, oom_error, try_collect, try_filled, try_with_capacity};
 pub use dtype::DType;
+pub use quantized::{QInt16, QInt32, QInt8, QUInt16, QUInt8};
 #[doc(hidden)]
 pub use shape::fmt_dims;
 pub use shape::Shape;

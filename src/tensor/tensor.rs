@@ -2,7 +2,7 @@
 //! Cloning is cheap (the buffer is shared); kernels build new tensors.
 
 use super::alloc::{checked_num_elements, try_collect, try_filled};
-use super::{fmt_dims, DType};
+use super::{fmt_dims, DType, QInt16, QInt32, QInt8, QUInt16, QUInt8};
 use crate::error::{Error, Result};
 use half::{bf16, f16};
 use std::sync::Arc;
@@ -42,6 +42,16 @@ pub enum Storage {
     C128(Vec<[f64; 2]>),
     /// `string`: byte strings
     Str(Vec<Vec<u8>>),
+    /// `qint8`
+    QI8(Vec<QInt8>),
+    /// `quint8`
+    QU8(Vec<QUInt8>),
+    /// `qint16`
+    QI16(Vec<QInt16>),
+    /// `quint16`
+    QU16(Vec<QUInt16>),
+    /// `qint32`
+    QI32(Vec<QInt32>),
 }
 
 macro_rules! storage_dispatch {
@@ -63,6 +73,11 @@ macro_rules! storage_dispatch {
             Storage::C64($v) => $body,
             Storage::C128($v) => $body,
             Storage::Str($v) => $body,
+            Storage::QI8($v) => $body,
+            Storage::QU8($v) => $body,
+            Storage::QI16($v) => $body,
+            Storage::QU16($v) => $body,
+            Storage::QI32($v) => $body,
         }
     };
 }
@@ -87,6 +102,11 @@ impl Storage {
             Storage::C64(_) => DType::Complex64,
             Storage::C128(_) => DType::Complex128,
             Storage::Str(_) => DType::String,
+            Storage::QI8(_) => DType::QInt8,
+            Storage::QU8(_) => DType::QUInt8,
+            Storage::QI16(_) => DType::QInt16,
+            Storage::QU16(_) => DType::QUInt16,
+            Storage::QI32(_) => DType::QInt32,
         }
     }
     /// Number of elements.
@@ -130,6 +150,11 @@ impl Storage {
             DType::Complex64 => Storage::C64(try_filled([0.0; 2], n, dtype)?),
             DType::Complex128 => Storage::C128(try_filled([0.0; 2], n, dtype)?),
             DType::String => Storage::Str(try_filled(Vec::new(), n, dtype)?),
+            DType::QInt8 => Storage::QI8(try_filled(QInt8(0), n, dtype)?),
+            DType::QUInt8 => Storage::QU8(try_filled(QUInt8(0), n, dtype)?),
+            DType::QInt16 => Storage::QI16(try_filled(QInt16(0), n, dtype)?),
+            DType::QUInt16 => Storage::QU16(try_filled(QUInt16(0), n, dtype)?),
+            DType::QInt32 => Storage::QI32(try_filled(QInt32(0), n, dtype)?),
             DType::Resource => return Err(Error::internal("resource storage passed the storage check")),
         })
     }
@@ -174,6 +199,11 @@ impl Storage {
             Storage::C64(v) => g!(v, Storage::C64),
             Storage::C128(v) => g!(v, Storage::C128),
             Storage::Str(v) => g!(v, Storage::Str),
+            Storage::QI8(v) => g!(v, Storage::QI8),
+            Storage::QU8(v) => g!(v, Storage::QU8),
+            Storage::QI16(v) => g!(v, Storage::QI16),
+            Storage::QU16(v) => g!(v, Storage::QU16),
+            Storage::QI32(v) => g!(v, Storage::QI32),
         })
     }
 }
@@ -227,6 +257,11 @@ element!(f16, DType::Half, F16);
 element!(bf16, DType::BFloat16, BF16);
 element!([f32; 2], DType::Complex64, C64);
 element!([f64; 2], DType::Complex128, C128);
+element!(QInt8, DType::QInt8, QI8);
+element!(QUInt8, DType::QUInt8, QU8);
+element!(QInt16, DType::QInt16, QI16);
+element!(QUInt16, DType::QUInt16, QU16);
+element!(QInt32, DType::QInt32, QI32);
 
 /// A dense tensor: a concrete shape and row-major [`Storage`] shared by clones.
 #[derive(Debug, Clone, PartialEq)]
@@ -316,6 +351,11 @@ impl Tensor {
             Storage::C64(v) => rep!(v, Storage::C64),
             Storage::C128(v) => rep!(v, Storage::C128),
             Storage::Str(v) => rep!(v, Storage::Str),
+            Storage::QI8(v) => rep!(v, Storage::QI8),
+            Storage::QU8(v) => rep!(v, Storage::QU8),
+            Storage::QI16(v) => rep!(v, Storage::QI16),
+            Storage::QU16(v) => rep!(v, Storage::QU16),
+            Storage::QI32(v) => rep!(v, Storage::QI32),
         };
         Tensor::from_storage(shape, s)
     }
@@ -368,7 +408,8 @@ impl Tensor {
         }
         Ok(Tensor { shape: shape.to_vec(), storage: self.storage.clone() })
     }
-    /// The elements widened to f64 (numeric dtypes only; bool as 0/1).
+    /// The elements widened to f64 (numeric dtypes only; bool as 0/1; a quantized type's
+    /// integers as they are, not dequantized).
     /// Errors: `InvalidArgument` for string and complex tensors.
     pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
         Ok(match &*self.storage {
@@ -385,12 +426,18 @@ impl Tensor {
             Storage::U64(v) => v.iter().map(|&x| x as f64).collect(),
             Storage::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
             Storage::BF16(v) => v.iter().map(|x| x.to_f64()).collect(),
+            Storage::QI8(v) => v.iter().map(|x| x.0 as f64).collect(),
+            Storage::QU8(v) => v.iter().map(|x| x.0 as f64).collect(),
+            Storage::QI16(v) => v.iter().map(|x| x.0 as f64).collect(),
+            Storage::QU16(v) => v.iter().map(|x| x.0 as f64).collect(),
+            Storage::QI32(v) => v.iter().map(|x| x.0 as f64).collect(),
             Storage::C64(_) | Storage::C128(_) | Storage::Str(_) => {
                 return Err(Error::invalid_argument(format!("cannot read a {} tensor as numbers", self.dtype())))
             }
         })
     }
-    /// A tensor of `dtype` and `shape` from f64 values (rounded/truncated as a cast).
+    /// A tensor of `dtype` and `shape` from f64 values (rounded/truncated as a cast; a
+    /// quantized type takes them as its integers).
     /// Errors: `InvalidArgument` for string and complex dtypes or a count mismatch.
     pub fn from_f64(dtype: DType, shape: &[usize], v: &[f64]) -> Result<Tensor> {
         let s = match dtype {
@@ -407,6 +454,11 @@ impl Tensor {
             DType::UInt64 => Storage::U64(v.iter().map(|&x| x as u64).collect()),
             DType::Half => Storage::F16(v.iter().map(|&x| f16::from_f64(x)).collect()),
             DType::BFloat16 => Storage::BF16(v.iter().map(|&x| bf16::from_f64(x)).collect()),
+            DType::QInt8 => Storage::QI8(v.iter().map(|&x| QInt8(x as i8)).collect()),
+            DType::QUInt8 => Storage::QU8(v.iter().map(|&x| QUInt8(x as u8)).collect()),
+            DType::QInt16 => Storage::QI16(v.iter().map(|&x| QInt16(x as i16)).collect()),
+            DType::QUInt16 => Storage::QU16(v.iter().map(|&x| QUInt16(x as u16)).collect()),
+            DType::QInt32 => Storage::QI32(v.iter().map(|&x| QInt32(x as i32)).collect()),
             DType::Complex64 | DType::Complex128 | DType::String | DType::Resource => {
                 return Err(Error::invalid_argument(format!("cannot build a {dtype} tensor from numbers")))
             }

@@ -1,7 +1,7 @@
 //! Tensor <-> data-file bytes (formats.md §1.6 numeric tensors, §1.7 string tensors).
 
 use super::crc::{get_u32, get_varint, mask_crc, put_varint, unmask_crc};
-use crate::tensor::{DType, Storage};
+use crate::tensor::{DType, QInt16, QInt32, QInt8, QUInt16, QUInt8, Storage};
 use half::{bf16, f16};
 
 /// The bytes TensorFlow stores for `storage` and their masked crc32c (the entry's `crc32c`).
@@ -45,6 +45,11 @@ pub(crate) fn encode_storage(storage: &Storage) -> (Vec<u8>, u32) {
             }
             out
         }
+        Storage::QI8(v) => v.iter().map(|x| x.0 as u8).collect(),
+        Storage::QU8(v) => v.iter().map(|x| x.0).collect(),
+        Storage::QI16(v) => le!(v, 2, |x| x.0.to_le_bytes()),
+        Storage::QU16(v) => le!(v, 2, |x| x.0.to_le_bytes()),
+        Storage::QI32(v) => le!(v, 4, |x| x.0.to_le_bytes()),
         Storage::Str(v) => return encode_strings(v),
     };
     let crc = mask_crc(crc32c::crc32c(&bytes));
@@ -97,6 +102,17 @@ pub(crate) fn decode_fixed(dtype: DType, bytes: &[u8]) -> Storage {
         DType::UInt16 => Storage::U16(le!(u16, 2)),
         DType::UInt32 => Storage::U32(le!(u32, 4)),
         DType::UInt64 => Storage::U64(le!(u64, 8)),
+        DType::QInt8 => Storage::QI8(bytes.iter().map(|&b| QInt8(b as i8)).collect()),
+        DType::QUInt8 => Storage::QU8(bytes.iter().map(|&b| QUInt8(b)).collect()),
+        DType::QInt16 => {
+            Storage::QI16(bytes.chunks_exact(2).map(|c| QInt16(i16::from_le_bytes([c[0], c[1]]))).collect())
+        }
+        DType::QUInt16 => {
+            Storage::QU16(bytes.chunks_exact(2).map(|c| QUInt16(u16::from_le_bytes([c[0], c[1]]))).collect())
+        }
+        DType::QInt32 => {
+            Storage::QI32(bytes.chunks_exact(4).map(|c| QInt32(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect())
+        }
         DType::Half => {
             Storage::F16(bytes.chunks_exact(2).map(|c| f16::from_bits(u16::from_le_bytes([c[0], c[1]]))).collect())
         }

@@ -41,7 +41,13 @@ fn stored_bytes(storage: &Storage) -> Option<&[u8]> {
         Storage::C128(v) => bytemuck::cast_slice(v),
         // bool is one byte holding 0 or 1, exactly what TensorFlow stores.
         Storage::Bool(v) => bytemuck::cast_slice(v),
-        Storage::Str(_) => return None,
+        // strings are encoded; quantized elements are newtypes (not `Pod`), encoded too
+        Storage::Str(_)
+        | Storage::QI8(_)
+        | Storage::QU8(_)
+        | Storage::QI16(_)
+        | Storage::QU16(_)
+        | Storage::QI32(_) => return None,
     })
 }
 
@@ -188,7 +194,14 @@ pub(crate) fn read_fixed(file: &mut File, dtype: DType, n: usize, size: usize) -
             DType::BFloat16 => go!(BF16, half::bf16),
             DType::Complex64 => go!(C64, [f32; 2]),
             DType::Complex128 => go!(C128, [f64; 2]),
-            DType::Bool | DType::String | DType::Resource => {}
+            DType::Bool
+            | DType::String
+            | DType::Resource
+            | DType::QInt8
+            | DType::QUInt8
+            | DType::QInt16
+            | DType::QUInt16
+            | DType::QInt32 => {}
         }
     }
     let mut bytes = vec![0u8; size];

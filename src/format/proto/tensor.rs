@@ -90,6 +90,11 @@ fn uses_content(d: DType) -> bool {
             | DType::UInt8
             | DType::UInt32
             | DType::UInt64
+            | DType::QInt8
+            | DType::QUInt8
+            | DType::QInt16
+            | DType::QUInt16
+            | DType::QInt32
     )
 }
 
@@ -116,12 +121,25 @@ fn storage_bytes(s: &Storage) -> Option<Vec<u8>> {
         Storage::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
         Storage::C64(v) => v.iter().flat_map(|c| c.iter().flat_map(|x| x.to_le_bytes())).collect(),
         Storage::C128(v) => v.iter().flat_map(|c| c.iter().flat_map(|x| x.to_le_bytes())).collect(),
+        Storage::QI8(v) => v.iter().flat_map(|x| x.0.to_le_bytes()).collect(),
+        Storage::QU8(v) => v.iter().map(|x| x.0).collect(),
+        Storage::QI16(v) => v.iter().flat_map(|x| x.0.to_le_bytes()).collect(),
+        Storage::QU16(v) => v.iter().flat_map(|x| x.0.to_le_bytes()).collect(),
+        Storage::QI32(v) => v.iter().flat_map(|x| x.0.to_le_bytes()).collect(),
         Storage::Str(_) => return None,
     })
 }
 
 /// Numeric storage of `n` elements from little-endian bytes (`bytes.len()` already checked).
-fn storage_from_bytes(d: DType, b: &[u8]) -> Storage {
+fn storage_from_bytes(d: DType, b: &[u8]) -> Result<Storage> {
+    if d.is_quantized() {
+        return plain_from_bytes(d.plain_integer(), b).into_quantized(d);
+    }
+    Ok(plain_from_bytes(d, b))
+}
+
+/// [`storage_from_bytes`] for the dtypes that are not quantized.
+fn plain_from_bytes(d: DType, b: &[u8]) -> Storage {
     macro_rules! from {
         ($t:ty, $w:expr, $var:ident) => {
             Storage::$var(b.chunks_exact($w).map(|c| <$t>::from_le_bytes(c.try_into().unwrap_or([0; $w]))).collect())
@@ -165,8 +183,14 @@ fn storage_from_bytes(d: DType, b: &[u8]) -> Storage {
                 })
                 .collect(),
         ),
-        // not fixed-size: `to_tensor` never passes these here
-        DType::String | DType::Resource => Storage::Str(Vec::new()),
+        // not fixed-size (`to_tensor` never passes these here) or quantized (made plain first)
+        DType::String
+        | DType::Resource
+        | DType::QInt8
+        | DType::QUInt8
+        | DType::QInt16
+        | DType::QUInt16
+        | DType::QInt32 => Storage::Str(Vec::new()),
     }
 }
 
@@ -215,7 +239,7 @@ impl TensorProto {
     }
 
     /// The values of `t` in the typed field of its dtype (`float_val`, `int_val`, ...; 8- and
-    /// 16-bit integers widened into `int_val`, half floats' bits in `half_val`), with no
+    /// 16-bit integers and every quantized type widened into `int_val`, half floats' bits in `half_val`), with no
     /// dtype, shape or `tensor_content`: what `from_tensor` writes for a single value, and
     /// what TensorFlow's `TensorSliceWriter` writes for V1 checkpoints.
     pub fn typed_values(t: &Tensor) -> TensorProto {
@@ -237,6 +261,11 @@ impl TensorProto {
             Storage::C64(v) => p.scomplex_val = v.iter().flatten().copied().collect(),
             Storage::C128(v) => p.dcomplex_val = v.iter().flatten().copied().collect(),
             Storage::Str(v) => p.string_val = v.clone(),
+            Storage::QI8(v) => p.int_val = v.iter().map(|x| x.0 as i32).collect(),
+            Storage::QU8(v) => p.int_val = v.iter().map(|x| x.0 as i32).collect(),
+            Storage::QI16(v) => p.int_val = v.iter().map(|x| x.0 as i32).collect(),
+            Storage::QU16(v) => p.int_val = v.iter().map(|x| x.0 as i32).collect(),
+            Storage::QI32(v) => p.int_val = v.iter().map(|x| x.0).collect(),
         }
         p
     }
@@ -292,7 +321,7 @@ impl TensorProto {
                     self.tensor_content.len()
                 )));
             }
-            return Tensor::from_storage(&dims, storage_from_bytes(dtype, &self.tensor_content));
+            return Tensor::from_storage(&dims, storage_from_bytes(dtype, &self.tensor_content)?);
         }
         // a short value list is expanded to the whole shape: bound it, then check that memory
         let given = self.typed_len(dtype);
@@ -335,6 +364,18 @@ impl TensorProto {
                 Storage::C128(fill(&pairs(&self.dcomplex_val, "dcomplex_val")?, n, [0.0; 2], "dcomplex_val")?)
             }
             DType::String => Storage::Str(fill(&self.string_val, n, Vec::new(), "string_val")?),
+            // TensorFlow keeps every quantized type's values in int_val, cast to the type's width
+            DType::QInt8 | DType::QUInt8 | DType::QInt16 | DType::QUInt16 | DType::QInt32 => {
+                let ints = fill(&self.int_val, n, 0, "int_val")?;
+                let plain = match dtype {
+                    DType::QInt8 => Storage::I8(ints.iter().map(|&x| x as i8).collect()),
+                    DType::QUInt8 => Storage::U8(ints.iter().map(|&x| x as u8).collect()),
+                    DType::QInt16 => Storage::I16(ints.iter().map(|&x| x as i16).collect()),
+                    DType::QUInt16 => Storage::U16(ints.iter().map(|&x| x as u16).collect()),
+                    _ => Storage::I32(ints),
+                };
+                plain.into_quantized(dtype)?
+            }
             DType::Resource => return Err(Error::internal("resource TensorProto passed the storage check")),
         };
         Tensor::from_storage(&dims, storage)

@@ -63,7 +63,7 @@ pub fn data_type_name(v: i32) -> String {
 /// The tensorgraph dtype of a `DataType` number; a reference type (`DT_FLOAT_REF`) maps to
 /// its base type; `DT_RESOURCE` is [`DType::Resource`] (a graph-level dtype: valid in attrs
 /// and op signatures, never as tensor contents). Errors: `Unimplemented` naming the type for
-/// ones tensorgraph lacks (`DT_VARIANT`, quantized and 8/4-bit float types),
+/// ones tensorgraph lacks (`DT_VARIANT`, 8/4-bit float types),
 /// `InvalidArgument` for `DT_INVALID` and numbers TensorFlow does not define.
 pub fn dtype_from_proto(v: i32) -> Result<DType> {
     if let Ok(d) = DType::from_enum(v) {

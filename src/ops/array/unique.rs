@@ -59,6 +59,11 @@ fn keys(s: &Storage) -> Vec<Key<'_>> {
         Storage::U16(v) => int!(v),
         Storage::U32(v) => int!(v),
         Storage::U64(v) => v.iter().map(|&x| Key::Bits(x, 0)).collect(),
+        Storage::QI8(v) => v.iter().map(|&x| Key::Bits(x.0 as i64 as u64, 0)).collect(),
+        Storage::QU8(v) => v.iter().map(|&x| Key::Bits(x.0 as u64, 0)).collect(),
+        Storage::QI16(v) => v.iter().map(|&x| Key::Bits(x.0 as i64 as u64, 0)).collect(),
+        Storage::QU16(v) => v.iter().map(|&x| Key::Bits(x.0 as u64, 0)).collect(),
+        Storage::QI32(v) => v.iter().map(|&x| Key::Bits(x.0 as i64 as u64, 0)).collect(),
     }
 }
 
