@@ -25,6 +25,7 @@ pub mod resource_variable;
 pub mod schema;
 pub mod stack;
 pub mod step_resources;
+pub mod summary;
 pub mod tensor_array;
 pub mod training;
 pub mod unknown;

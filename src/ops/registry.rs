@@ -29,6 +29,9 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::parsing::DEFS)
         .chain(super::tensor_array::DEFS)
         .chain(super::stack::DEFS)
+        .chain(super::summary::DEFS)
+        .chain(super::summary::histogram::DEFS)
+        .chain(super::summary::image::DEFS)
     {
         m.insert(def.op_type(), *def);
     }

@@ -1,7 +1,7 @@
 //! TensorFlow's graph protobuf messages as hand-written `prost` structs (no protoc):
 //! `DataType` (as `i32`), `TensorShapeProto`, `TensorProto`, `AttrValue`, `NodeDef`,
-//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, `SavedModel`, and `Example`
-//! (`tf.train.Example`). Field numbers come from TensorFlow 2.21's descriptors (formats.md §3).
+//! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, `SavedModel`, `Example`
+//! (`tf.train.Example`), and TensorBoard's `Event`, `Summary` and `HistogramProto`. Field numbers come from TensorFlow 2.21's descriptors (formats.md §3).
 //!
 //! Encoding gives TensorFlow's bytes: fields in number order, proto3 defaults omitted,
 //! sub-messages and oneof members written when set, repeated numbers packed, and map
@@ -13,6 +13,7 @@
 
 mod attr_value;
 mod checkpoint_state;
+mod event;
 mod example;
 mod function;
 mod graph;
@@ -26,6 +27,10 @@ mod types;
 
 pub use attr_value::{AttrValue, ListValue, NameAttrList, Value as AttrValueKind};
 pub use checkpoint_state::CheckpointState;
+pub use event::{
+    Audio, Event, EventKind, HistogramProto, Image, LogMessage, PluginData, SessionLog, SourceMetadata, Summary,
+    SummaryKind, SummaryMetadata, SummaryValue, TaggedRunMetadata, EVENT_FILE_VERSION,
+};
 pub use example::{Example, Feature, FeatureKind, Features};
 pub use function::{FunctionDef, GradientDef};
 pub use graph::{
