@@ -113,7 +113,7 @@ impl RecordReader {
             return Err(self.corrupt("the checksum of its length does not match"));
         }
         let len = u64::from_le_bytes(len_bytes);
-        let need = len.checked_add(HEADER + FOOTER).unwrap_or(u64::MAX);
+        let need = len.saturating_add(HEADER + FOOTER);
         if need > left {
             self.truncation = Some(Truncation { offset: self.offset, have: left, need });
             return Ok(None);

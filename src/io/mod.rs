@@ -6,3 +6,4 @@ pub mod graph_def;
 pub mod meta_graph;
 pub mod model_file;
 pub mod saved_model;
+mod summary_graph;

@@ -176,7 +176,7 @@ impl Kernel for TensorSummaryKernel {
         let tensor = TensorProto::content_form(ctx.input(1));
         let value = SummaryValue {
             tag,
-            value: Some(SummaryKind::Tensor(tensor)),
+            value: Some(SummaryKind::Tensor(Box::new(tensor))),
             metadata: Some(metadata),
             ..Default::default()
         };

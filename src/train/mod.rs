@@ -1,4 +1,5 @@
-//! Training: symbolic gradients, optimizers and the checkpoint saver.
+//! Training: symbolic gradients, optimizers, the checkpoint saver, and TensorBoard event
+//! files and summaries ([`summary`]).
 
 mod adam;
 mod gradient_descent;
@@ -6,6 +7,7 @@ mod gradients;
 mod momentum;
 mod optimizer;
 mod saver;
+pub mod summary;
 
 pub use adam::AdamOptimizer;
 pub use gradient_descent::GradientDescentOptimizer;

@@ -130,7 +130,7 @@ pub struct SummaryValue {
     pub metadata: Option<SummaryMetadata>,
 }
 
-/// The `oneof value` of [`SummaryValue`].
+/// The `oneof value` of [`SummaryValue`] (the tensor boxed, keeping the enum small).
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum SummaryKind {
     /// A scalar (`ScalarSummary`, `tf.summary.scalar`).
@@ -149,8 +149,8 @@ pub enum SummaryKind {
     #[prost(message, tag = "6")]
     Audio(Audio),
     /// A tensor (`TensorSummaryV2`: text, and TensorFlow 2's scalars).
-    #[prost(message, tag = "8")]
-    Tensor(TensorProto),
+    #[prost(message, boxed, tag = "8")]
+    Tensor(Box<TensorProto>),
 }
 
 /// `tensorflow.Summary.Image`: an encoded image.
