@@ -107,7 +107,7 @@ fn event_json(file: &str, e: &Event, tag: Option<&str>) -> Vec<Value> {
 
 /// One line of text for an event's JSON object.
 fn text_line(o: &Value) -> String {
-    let head = format!("step {:>6}  {:.3}  ", o["step"], o["wall_time"].as_f64().unwrap_or(0.0));
+    let head = format!("step {:>6}  {:.3}  ", o["step"].as_i64().unwrap_or(0), o["wall_time"].as_f64().unwrap_or(0.0));
     let v = &o["value"];
     let body = match o["kind"].as_str().unwrap_or("") {
         "scalar" => format!("{}  scalar  {}", o["tag"].as_str().unwrap_or(""), v),
