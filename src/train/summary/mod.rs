@@ -10,7 +10,7 @@
 //! use tensorgraph::{ops, DType, Graph, Session, Tensor};
 //! let graph = Graph::new();
 //! let root = graph.scope();
-//! let loss = ops::placeholder(&root.named("loss"), DType::Float, [])?;
+//! let loss = ops::placeholder(&root.named("loss"), DType::Float, tensorgraph::Shape::scalar())?;
 //! summary::scalar(&root, "loss", &loss)?;
 //! let merged = summary::merge_all(&graph)?.expect("one summary");
 //! let writer = FileWriter::with_graph("logs", &graph)?; // the graph and meta graph too
