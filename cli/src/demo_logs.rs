@@ -2,11 +2,15 @@
 //! histogram of every trainable variable per step (summary ops merged by `merge_all`, run
 //! with the train op), and the held-out accuracy per step.
 
-use crate::demo::err;
 use std::path::{Path, PathBuf};
 use tensorgraph::format::proto::{SessionLog, Summary, SummaryKind, SummaryValue};
 use tensorgraph::train::summary::{self, FileWriter};
 use tensorgraph::{Graph, Output, Tensor};
+
+/// A library error as the CLI's error text.
+fn err(e: tensorgraph::Error) -> String {
+    e.to_string()
+}
 
 /// The summary ops of a demo's graph and the writer of its event file.
 pub struct DemoLogs {
