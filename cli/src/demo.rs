@@ -180,14 +180,24 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
         model.loss.as_ref().ok_or("no loss")?,
         model.train.as_ref().ok_or("no train op")?,
     );
+    let logs = crate::demo_logs::DemoLogs::new(&graph, loss, &args.out)?;
+    let tx = Tensor::new(&[test_x.len(), f], spec.standardize(&test_x).map_err(err)?.concat()).map_err(err)?;
+    let accuracy_of = |probs: &Tensor| -> Result<(f64, usize), String> {
+        let p = probs.as_slice::<f32>().map_err(err)?;
+        let correct = test_y.iter().enumerate().filter(|(i, &l)| argmax(&p[i * c..(i + 1) * c]) == l).count();
+        Ok((correct as f64 / test_y.len() as f64, correct))
+    };
     let bar = ProgressBar::new(steps as u64);
     bar.set_style(
         ProgressStyle::with_template("training {bar:40} {pos}/{len} steps  loss {msg}").map_err(|e| e.to_string())?,
     );
     let mut last = f32::NAN;
-    for _ in 0..steps {
-        let out = session.run(&[(x, xs.clone()), (y, ys.clone())], &[loss], &[train]).map_err(err)?;
+    for step in 0..steps {
+        let out = session.run(&[(x, xs.clone()), (y, ys.clone())], &[loss, &logs.merged], &[train]).map_err(err)?;
         last = out[0].as_slice::<f32>().map_err(err)?[0];
+        logs.add(&out[1], step as i64)?;
+        let probs = session.fetch(&[(x, tx.clone())], &model.probs).map_err(err)?;
+        logs.accuracy(accuracy_of(&probs)?.0, step as i64)?;
         bar.set_message(format!("{last:.4}"));
         bar.inc(1);
     }
@@ -195,12 +205,15 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
     println!("trained {steps} steps; final training loss: {last:.4}");
 
     // test accuracy
-    let tx = Tensor::new(&[test_x.len(), f], spec.standardize(&test_x).map_err(err)?.concat()).map_err(err)?;
     let probs = session.fetch(&[(x, tx)], &model.probs).map_err(err)?;
-    let p = probs.as_slice::<f32>().map_err(err)?;
-    let correct = test_y.iter().enumerate().filter(|(i, &l)| argmax(&p[i * c..(i + 1) * c]) == l).count();
-    let accuracy = correct as f64 / test_y.len() as f64;
+    let (accuracy, correct) = accuracy_of(&probs)?;
     println!("test accuracy: {accuracy:.3} ({correct}/{} held-out rows)", test_y.len());
+    let events = logs.close()?;
+    println!(
+        "wrote the TensorBoard log {} (tensorboard --logdir {})",
+        events.display(),
+        args.out.join("logs").display()
+    );
 
     // save a TensorFlow checkpoint (model variables and Adam slots) with its meta graph,
     // and the inference graph frozen (variables turned into constants)

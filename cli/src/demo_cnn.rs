@@ -57,6 +57,9 @@ fn images(data: &Dataset, ids: &[usize]) -> Result<Tensor, String> {
     Tensor::new(&[ids.len(), DIGITS_SIDE, DIGITS_SIDE, 1], v).map_err(err)
 }
 
+/// Steps between two held-out accuracy summaries (and the last step).
+const ACCURACY_EVERY: usize = 10;
+
 /// The fraction of `labels` that `probs` (`[n, classes]`) ranks first, with the count.
 fn accuracy(probs: &Tensor, labels: &[usize]) -> Result<(f64, usize), String> {
     let p = probs.as_slice::<f32>().map_err(err)?;
@@ -91,13 +94,16 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
         model.train.as_ref().ok_or("no train op")?,
     );
     let yes = Tensor::scalar(true);
+    let logs = crate::demo_logs::DemoLogs::new(&graph, loss, &args.out)?;
+    let test_labels: Vec<usize> = test_idx.iter().map(|&i| data.labels[i]).collect();
+    let test_images = images(&data, test_idx)?;
     let bar = ProgressBar::new(steps as u64);
     bar.set_style(
         ProgressStyle::with_template("training {bar:40} {pos}/{len} steps  loss {msg}").map_err(|e| e.to_string())?,
     );
     let mut last = f32::NAN;
     let mut at = order.len();
-    for _ in 0..steps {
+    for step in 0..steps {
         if at + BATCH > order.len() {
             order.shuffle(&mut rng);
             at = 0;
@@ -107,8 +113,13 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
         let labels: Vec<usize> = batch.iter().map(|&i| data.labels[i]).collect();
         let ys = Tensor::new(&[BATCH, 10], one_hot(&labels, 10)).map_err(err)?;
         let feeds = [(&model.x, images(&data, batch)?), (y, ys), (&model.training, yes.clone())];
-        let out = session.run(&feeds, &[loss], &[train]).map_err(err)?;
+        let out = session.run(&feeds, &[loss, &logs.merged], &[train]).map_err(err)?;
         last = out[0].as_slice::<f32>().map_err(err)?[0];
+        logs.add(&out[1], step as i64)?;
+        if step % ACCURACY_EVERY == 0 || step + 1 == steps {
+            let probs = session.fetch(&[(&model.x, test_images.clone())], &model.probs).map_err(err)?;
+            logs.accuracy(accuracy(&probs, &test_labels)?.0, step as i64)?;
+        }
         bar.set_message(format!("{last:.4}"));
         bar.inc(1);
     }
@@ -116,10 +127,15 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
     println!("trained {steps} steps of {BATCH} images; final training loss: {last:.4}");
 
     // held-out accuracy, batch norm in inference mode (training defaults to false)
-    let test_labels: Vec<usize> = test_idx.iter().map(|&i| data.labels[i]).collect();
-    let probs = session.fetch(&[(&model.x, images(&data, test_idx)?)], &model.probs).map_err(err)?;
+    let probs = session.fetch(&[(&model.x, test_images)], &model.probs).map_err(err)?;
     let (acc, correct) = accuracy(&probs, &test_labels)?;
     println!("test accuracy: {acc:.3} ({correct}/{TEST_ROWS} held-out images)");
+    let events = logs.close()?;
+    println!(
+        "wrote the TensorBoard log {} (tensorboard --logdir {})",
+        events.display(),
+        args.out.join("logs").display()
+    );
 
     let prefix = Saver::new(&graph).and_then(|s| s.save(&session, args.out.join("model.ckpt"))).map_err(err)?;
     println!("saved checkpoint {} with its meta graph {}.meta", prefix.display(), prefix.display());

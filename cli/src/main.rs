@@ -3,7 +3,9 @@
 mod dataset;
 mod demo;
 mod demo_cnn;
+mod demo_logs;
 mod diff;
+mod events;
 mod freeze;
 mod guard;
 mod inspect;
@@ -97,6 +99,25 @@ Exit status: 0 whether or not the checkpoints differ (read the summary line, or
 "identical" in JSON); 1, with the message on stderr, on any error (missing or damaged
 checkpoint, unreadable tensor, entries that cannot be decoded: listed first)."#;
 
+/// Extra `--help` text of `tensorgraph events`.
+const EVENTS_HELP: &str = r#"Text output: per file its path, then one line per event: step, wall time, and what it
+holds (`TAG  scalar  VALUE`, `TAG  histogram  num .. min .. max .. sum ..  bucket counts
+[...]`, `TAG  image  HxWxC`, `TAG  tensor  {...}`, `graph_def  N nodes, B bytes`,
+`file_version  brain.Event:2`, `session_log  {...}`).
+
+JSON output (--json): one object a line (JSON Lines): {"file", "step", "wall_time", "kind",
+"value"[, "tag"][, "plugin"]}, one per summary value; kind is scalar, histogram (value: min,
+max, num, sum, sum_squares, bucket_limit, bucket), image (height, width, colorspace,
+png_bytes), tensor (shape and values or strings), graph_def / meta_graph_def (bytes, nodes),
+file_version, session_log, run_metadata.
+
+--tag T keeps the summary values tagged T (and leaves out the other events).
+
+A file whose last record is incomplete (a writer killed mid-write) prints every complete
+record and a warning on stderr. Exit status: 0 on success; 1, with the message on stderr,
+when the path is missing, holds no event file, or a record is corrupt (the message names
+the file and the record's byte offset)."#;
+
 /// TensorFlow 1.x graph mode in pure Rust.
 #[derive(Parser)]
 #[command(name = "tensorgraph", version, about)]
@@ -115,7 +136,8 @@ enum Command {
         #[arg(long, value_enum, default_value = "mlp")]
         model: demo::DemoModel,
         /// Directory for the checkpoint (model.ckpt.index, .data-*, .meta, `checkpoint`), the
-        /// frozen model.pb, model.json, inputs.npy and forecast.json.
+        /// frozen model.pb, model.json, inputs.npy, forecast.json, and the TensorBoard event
+        /// file in logs/ (tensorboard --logdir DIR/logs).
         #[arg(long, default_value = "demo-model")]
         out: PathBuf,
         /// A CSV of numeric feature columns with the class in the last column (default: iris).
@@ -224,6 +246,19 @@ enum Command {
         #[command(flatten)]
         restore: RestoreArgs,
     },
+    /// Print the events of TensorBoard event files: a file, or every events.out.tfevents.*
+    /// file under a directory (a log directory and its runs).
+    #[command(after_help = EVENTS_HELP)]
+    Events {
+        /// An event file, or a directory searched for event files (recursively).
+        path: PathBuf,
+        /// Print JSON Lines instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Only the summary values with this tag.
+        #[arg(long)]
+        tag: Option<String>,
+    },
     /// Freeze a model: import a .meta, restore a checkpoint, turn the variables the outputs
     /// need into constants (tf.compat.v1.graph_util.convert_variables_to_constants), and
     /// write the pruned GraphDef (binary for -o *.pb, text for -o *.pbtxt / *.txt).
@@ -324,6 +359,7 @@ fn main() -> ExitCode {
                 run::run(&args)
             }
         }
+        Command::Events { path, json, tag } => events::run(&events::EventsArgs { path, json, tag }),
         Command::Freeze { meta, ckpt, outputs, output, as_text, binary, force, restore } => {
             freeze::run(&freeze::FreezeArgs {
                 meta,

@@ -42,6 +42,7 @@ fn iris_demo_trains_saves_restores_and_forecasts() {
             "checkpoint",
             "forecast.json",
             "inputs.npy",
+            "logs",
             "model.ckpt.data-00000-of-00001",
             "model.ckpt.index",
             "model.ckpt.meta",
@@ -49,6 +50,25 @@ fn iris_demo_trains_saves_restores_and_forecasts() {
             "model.pb"
         ]
     );
+    // the TensorBoard log: the graph, then per step the merged summaries and the accuracy
+    let logs = tensorgraph::train::summary::event_files(out.join("logs")).unwrap();
+    assert_eq!(logs.len(), 1);
+    let events: Vec<_> =
+        tensorgraph::train::summary::EventFileReader::open(&logs[0]).unwrap().map(|e| e.unwrap()).collect();
+    use tensorgraph::format::proto::EventKind;
+    let tags = |tag: &str| {
+        events
+            .iter()
+            .filter_map(|e| match &e.what {
+                Some(EventKind::Summary(s)) => s.value.iter().find(|v| v.tag == tag).map(|_| e.step),
+                _ => None,
+            })
+            .collect::<Vec<i64>>()
+    };
+    assert_eq!(tags("training_loss"), (0..400).collect::<Vec<i64>>());
+    assert_eq!(tags("held_out_accuracy"), (0..400).collect::<Vec<i64>>());
+    assert_eq!(tags("weights/layer1/weights").len(), 400);
+    assert!(matches!(events[1].what, Some(EventKind::GraphDef(_))));
     assert!(stdout.contains(&format!(
         "saved checkpoint {0}/model.ckpt with its meta graph {0}/model.ckpt.meta\nfroze probs into {0}/model.pb (22 nodes)\n",
         out.display()

@@ -7,3 +7,4 @@ pub mod meta_graph;
 pub mod model_file;
 mod references;
 pub mod saved_model;
+mod summary_graph;

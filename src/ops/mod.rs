@@ -28,6 +28,7 @@ pub mod schema;
 pub mod stack;
 pub mod step_resources;
 pub mod string_ops;
+pub mod summary;
 pub mod tensor_array;
 pub mod thread_pool;
 pub mod training;

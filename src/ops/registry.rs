@@ -31,6 +31,9 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::stack::DEFS)
         .chain(super::quantize::DEFS)
         .chain(super::string_ops::DEFS)
+        .chain(super::summary::DEFS)
+        .chain(super::summary::histogram::DEFS)
+        .chain(super::summary::image::DEFS)
     {
         m.insert(def.op_type(), *def);
     }

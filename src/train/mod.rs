@@ -1,4 +1,5 @@
-//! Training: symbolic gradients, optimizers and the checkpoint saver.
+//! Training: symbolic gradients, optimizers, the checkpoint saver, and TensorBoard event
+//! files and summaries ([`summary`]).
 
 mod adam;
 mod gradient_descent;
@@ -8,6 +9,7 @@ mod optimizer;
 mod saver;
 mod while_grad;
 mod while_loops;
+pub mod summary;
 
 pub use adam::AdamOptimizer;
 pub use gradient_descent::GradientDescentOptimizer;

@@ -15,7 +15,7 @@ mod data_file;
 #[doc(hidden)]
 pub mod bundle_proto;
 mod checkpoint_state;
-mod crc;
+pub(crate) mod crc;
 mod reader;
 mod slices;
 #[doc(hidden)]

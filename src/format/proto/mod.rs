@@ -1,8 +1,9 @@
 //! TensorFlow's graph protobuf messages as hand-written `prost` structs (no protoc):
 //! `DataType` (as `i32`), `TensorShapeProto`, `TensorProto`, `AttrValue`, `NodeDef`,
 //! `GraphDef`, `OpDef`/`OpList`, `MetaGraphDef` and its parts, `SavedModel`, `ConfigProto`
-//! (its thread fields), `Example` (`tf.train.Example`) and `RunOptions`/`RunMetadata` with
-//! step statistics. Field numbers come from TensorFlow 2.21's descriptors (formats.md §3).
+//! (its thread fields), `Example` (`tf.train.Example`), `RunOptions`/`RunMetadata` with
+//! step statistics, and TensorBoard's `Event`, `Summary` and `HistogramProto`. Field numbers
+//! come from TensorFlow 2.21's descriptors (formats.md §3).
 //!
 //! Encoding gives TensorFlow's bytes: fields in number order, proto3 defaults omitted,
 //! sub-messages and oneof members written when set, repeated numbers packed, and map
@@ -15,6 +16,7 @@
 mod attr_value;
 mod checkpoint_state;
 mod config;
+mod event;
 mod example;
 mod function;
 mod graph;
@@ -30,6 +32,10 @@ mod types;
 pub use attr_value::{AttrValue, ListValue, NameAttrList, Value as AttrValueKind};
 pub use checkpoint_state::CheckpointState;
 pub use config::ConfigProto;
+pub use event::{
+    Audio, Event, EventKind, HistogramProto, Image, LogMessage, PluginData, SessionLog, SourceMetadata, Summary,
+    SummaryKind, SummaryMetadata, SummaryValue, TaggedRunMetadata, EVENT_FILE_VERSION,
+};
 pub use example::{Example, Feature, FeatureKind, Features};
 pub use function::{FunctionDef, GradientDef};
 pub use graph::{

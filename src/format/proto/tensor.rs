@@ -238,6 +238,24 @@ impl TensorProto {
         TensorProto { dtype: p.dtype, tensor_shape: p.tensor_shape, ..values }
     }
 
+    /// The proto TensorFlow's `Tensor::AsProtoTensorContent` writes for `t` (what
+    /// `TensorSummaryV2` stores): `tensor_content` for every numeric tensor, even a scalar;
+    /// the typed `string_val` for strings (`AsProtoField`, as that op does).
+    pub fn content_form(t: &Tensor) -> TensorProto {
+        let shape = Some(TensorShapeProto::from_dims(t.shape()));
+        match storage_bytes(t.storage()) {
+            Some(tensor_content) => TensorProto {
+                dtype: dtype_to_proto(t.dtype()),
+                tensor_shape: shape,
+                tensor_content,
+                ..Default::default()
+            },
+            None => {
+                TensorProto { dtype: dtype_to_proto(t.dtype()), tensor_shape: shape, ..TensorProto::typed_values(t) }
+            }
+        }
+    }
+
     /// The values of `t` in the typed field of its dtype (`float_val`, `int_val`, ...; 8- and
     /// 16-bit integers and every quantized type widened into `int_val`, half floats' bits in `half_val`), with no
     /// dtype, shape or `tensor_content`: what `from_tensor` writes for a single value, and

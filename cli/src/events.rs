@@ -1,0 +1,166 @@
+//! `tensorgraph events FILE_OR_DIR [--json] [--tag T]`: the events of TensorBoard event
+//! files (files, steps, wall times, tags, values; a histogram as its bucket counts).
+
+use crate::output::write_stdout;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use tensorgraph::format::proto::{Event, EventKind, GraphDef, MetaGraphDef, SummaryKind, SummaryValue};
+use tensorgraph::train::summary::{event_files, EventFileReader};
+
+/// What `events` was asked.
+pub struct EventsArgs {
+    pub path: PathBuf,
+    pub json: bool,
+    pub tag: Option<String>,
+}
+
+/// A float32 as JSON with its shortest decimal form (0.1, not 0.10000000149011612); NaN
+/// and infinities as the strings "NaN", "Infinity", "-Infinity".
+fn f32_json(x: f32) -> Value {
+    match format!("{x}").parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+        Some(n) => Value::Number(n),
+        None if x.is_nan() => json!("NaN"),
+        None => json!(if x > 0.0 { "Infinity" } else { "-Infinity" }),
+    }
+}
+
+/// One summary value as JSON: tag, kind and its value.
+fn value_json(v: &SummaryValue) -> Value {
+    let mut o = json!({ "tag": v.tag });
+    let (kind, val) = match &v.value {
+        Some(SummaryKind::SimpleValue(x)) => ("scalar", f32_json(*x)),
+        Some(SummaryKind::Histo(h)) => (
+            "histogram",
+            json!({"min": h.min, "max": h.max, "num": h.num, "sum": h.sum, "sum_squares": h.sum_squares,
+                   "bucket_limit": h.bucket_limit, "bucket": h.bucket}),
+        ),
+        Some(SummaryKind::Image(i)) => (
+            "image",
+            json!({"height": i.height, "width": i.width, "colorspace": i.colorspace, "png_bytes": i.encoded_image_string.len()}),
+        ),
+        Some(SummaryKind::Tensor(t)) => {
+            let strings: Vec<String> = t.string_val.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect();
+            match t.to_tensor().ok().and_then(|t| t.to_f64_vec().ok()) {
+                Some(n) if strings.is_empty() => ("tensor", json!({"shape": shape_of(t), "values": n})),
+                _ => ("tensor", json!({"shape": shape_of(t), "strings": strings})),
+            }
+        }
+        Some(SummaryKind::Audio(a)) => ("audio", json!({"sample_rate": a.sample_rate, "frames": a.length_frames})),
+        Some(SummaryKind::ObsoleteOldStyleHistogram(b)) => ("old_histogram", json!(b.len())),
+        None => ("none", Value::Null),
+    };
+    o["kind"] = json!(kind);
+    o["value"] = val;
+    if let Some(p) = v.metadata.as_ref().and_then(|m| m.plugin_data.as_ref()) {
+        o["plugin"] = json!(p.plugin_name);
+    }
+    o
+}
+
+fn shape_of(t: &tensorgraph::format::proto::TensorProto) -> Vec<i64> {
+    t.tensor_shape.as_ref().map(|s| s.dim.iter().map(|d| d.size).collect()).unwrap_or_default()
+}
+
+/// The JSON objects of one event: one per summary value (those tagged `tag` when given),
+/// or one for another kind of event (none when a tag is given).
+fn event_json(file: &str, e: &Event, tag: Option<&str>) -> Vec<Value> {
+    let base = json!({"file": file, "step": e.step, "wall_time": e.wall_time});
+    let with = |mut o: Value, extra: Value| {
+        for (k, v) in extra.as_object().into_iter().flatten() {
+            o[k] = v.clone();
+        }
+        o
+    };
+    match &e.what {
+        Some(EventKind::Summary(s)) => s
+            .value
+            .iter()
+            .filter(|v| tag.is_none_or(|t| v.tag == t))
+            .map(|v| with(base.clone(), value_json(v)))
+            .collect(),
+        _ if tag.is_some() => vec![],
+        Some(EventKind::FileVersion(v)) => vec![with(base, json!({"kind": "file_version", "value": v}))],
+        Some(EventKind::GraphDef(b)) => {
+            let nodes = prost::Message::decode(b.as_slice()).map(|g: GraphDef| g.node.len()).ok();
+            vec![with(base, json!({"kind": "graph_def", "value": {"bytes": b.len(), "nodes": nodes}}))]
+        }
+        Some(EventKind::MetaGraphDef(b)) => {
+            let nodes = prost::Message::decode(b.as_slice())
+                .map(|m: MetaGraphDef| m.graph_def.map_or(0, |g| g.node.len()))
+                .ok();
+            vec![with(base, json!({"kind": "meta_graph_def", "value": {"bytes": b.len(), "nodes": nodes}}))]
+        }
+        Some(EventKind::SessionLog(l)) => {
+            let status = ["UNSPECIFIED", "START", "STOP", "CHECKPOINT"].get(l.status as usize).copied().unwrap_or("?");
+            vec![with(
+                base,
+                json!({"kind": "session_log", "value": {"status": status, "msg": l.msg, "checkpoint_path": l.checkpoint_path}}),
+            )]
+        }
+        Some(EventKind::TaggedRunMetadata(t)) => {
+            vec![with(base, json!({"kind": "run_metadata", "tag": t.tag, "value": {"bytes": t.run_metadata.len()}}))]
+        }
+        Some(EventKind::LogMessage(m)) => vec![with(base, json!({"kind": "log_message", "value": m.message}))],
+        None => vec![with(base, json!({"kind": "none"}))],
+    }
+}
+
+/// One line of text for an event's JSON object.
+fn text_line(o: &Value) -> String {
+    let head = format!("step {:>6}  {:.3}  ", o["step"].as_i64().unwrap_or(0), o["wall_time"].as_f64().unwrap_or(0.0));
+    let v = &o["value"];
+    let body = match o["kind"].as_str().unwrap_or("") {
+        "scalar" => format!("{}  scalar  {}", o["tag"].as_str().unwrap_or(""), v),
+        "histogram" => format!(
+            "{}  histogram  num {} min {} max {} sum {}  bucket counts {}",
+            o["tag"].as_str().unwrap_or(""),
+            v["num"],
+            v["min"],
+            v["max"],
+            v["sum"],
+            v["bucket"]
+        ),
+        "image" => {
+            format!("{}  image  {}x{}x{}", o["tag"].as_str().unwrap_or(""), v["height"], v["width"], v["colorspace"])
+        }
+        "tensor" => format!("{}  tensor  {}", o["tag"].as_str().unwrap_or(""), v),
+        "graph_def" | "meta_graph_def" => {
+            format!("{}  {} nodes, {} bytes", o["kind"].as_str().unwrap_or(""), v["nodes"], v["bytes"])
+        }
+        "file_version" => format!("file_version  {}", v.as_str().unwrap_or("")),
+        k => format!("{k}  {}", v),
+    };
+    head + &body
+}
+
+/// Runs the command: every event file at `args.path`, in path order.
+pub fn run(args: &EventsArgs) -> Result<(), String> {
+    let files = event_files(&args.path).map_err(|e| e.to_string())?;
+    if files.is_empty() {
+        return Err(format!("{}: no event files (events.out.tfevents.*) in it", args.path.display()));
+    }
+    let mut text = String::new();
+    for file in files {
+        let name = file.display().to_string();
+        let mut reader = EventFileReader::open(&file).map_err(|e| e.to_string())?;
+        if !args.json {
+            text.push_str(&format!("{name}\n"));
+        }
+        for event in reader.by_ref() {
+            let event = event.map_err(|e| e.to_string())?;
+            for o in event_json(&name, &event, args.tag.as_deref()) {
+                if args.json {
+                    text.push_str(&o.to_string());
+                } else {
+                    text.push_str("  ");
+                    text.push_str(&text_line(&o));
+                }
+                text.push('\n');
+            }
+        }
+        if let Some(w) = reader.warning() {
+            eprintln!("warning: {w}");
+        }
+    }
+    write_stdout(&text)
+}

@@ -1,0 +1,89 @@
+//! `tensorgraph events`: TensorFlow's event file (text, --json, --tag), a directory of runs,
+//! a truncated file (complete records and a warning), a corrupt one (exit 1 naming the
+//! file and offset) and a path without event files.
+
+mod common;
+use common::cli::{fails, fails_with, ok, s};
+use serde_json::Value;
+
+fn fixture_file() -> std::path::PathBuf {
+    common::fixtures().join("events/events.out.tfevents.1796006312.vm")
+}
+
+#[test]
+fn text_lists_every_event_of_tensorflows_file() {
+    let f = fixture_file();
+    let o = ok(&["events", &s(&f)]);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines.len(), 8);
+    assert_eq!(lines[0], s(&f));
+    assert_eq!(lines[1], "  step      0  1796006312.000  file_version  brain.Event:2");
+    assert!(lines[2].ends_with("graph_def  10 nodes, 963 bytes"), "{}", lines[2]);
+    assert!(lines[3].ends_with("meta_graph_def  10 nodes, 1776 bytes"), "{}", lines[3]);
+    assert!(lines[5].starts_with("  step      1  ") && lines[5].ends_with("  loss  scalar  0.5"), "{}", lines[5]);
+    assert!(
+        lines[7].contains("  weights  histogram  num 16.0 min -1.0 max 2.0 sum 8.0  bucket counts [0.0,1.0,0.0,1.0,"),
+        "{}",
+        lines[7]
+    );
+    assert!(o.stderr.is_empty());
+}
+
+#[test]
+fn json_and_tag_give_the_values() {
+    let f = fixture_file();
+    let o = ok(&["events", &s(&f), "--json", "--tag", "loss"]);
+    let rows: Vec<Value> = o.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let got: Vec<(i64, f64)> =
+        rows.iter().map(|r| (r["step"].as_i64().unwrap(), r["value"].as_f64().unwrap())).collect();
+    assert_eq!(got, [(0, 1.0), (1, 0.5), (2, 0.25)]);
+    assert!(rows.iter().all(|r| r["kind"] == "scalar" && r["tag"] == "loss" && r["file"] == s(&f)));
+    let o = ok(&["events", &s(&fixture_file().parent().unwrap().to_path_buf()), "--json", "--tag", "weights"]);
+    let h: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(h["kind"], "histogram");
+    assert_eq!(h["value"]["num"], 16.0);
+    assert_eq!(h["value"]["bucket"].as_array().unwrap().len(), 31);
+    let o = ok(&["events", &s(&f), "--json"]);
+    let kinds: Vec<String> = o
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["kind"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kinds, ["file_version", "graph_def", "meta_graph_def", "scalar", "scalar", "scalar", "histogram"]);
+}
+
+#[test]
+fn a_truncated_file_prints_its_complete_records_and_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(fixture_file()).unwrap();
+    let cut = dir.path().join("events.out.tfevents.1.cut");
+    std::fs::write(&cut, &bytes[..bytes.len() - 100]).unwrap();
+    let o = ok(&["events", &s(&cut), "--json"]);
+    assert_eq!(o.stdout.lines().count(), 6);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "warning: {}: the last record, at byte 2997, is incomplete (492 of 592 bytes): the writer stopped mid-write; the records before it were read\n",
+            s(&cut)
+        )
+    );
+}
+
+#[test]
+fn a_corrupt_file_and_a_path_without_events_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(fixture_file()).unwrap();
+    bytes[3000] ^= 1;
+    let bad = dir.path().join("events.out.tfevents.1.bad");
+    std::fs::write(&bad, &bytes).unwrap();
+    fails_with(
+        &["events", &s(&bad)],
+        &format!(
+            "DataLoss: {}: corrupt record at byte 2997: the checksum of its length does not match; the file was damaged after it was written",
+            s(&bad)
+        ),
+    );
+    let empty = tempfile::tempdir().unwrap();
+    fails(&["events", &s(empty.path())], "no event files");
+    fails(&["events", "/nonexistent/logs"], "/nonexistent/logs");
+}
