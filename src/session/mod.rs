@@ -6,12 +6,14 @@ mod control_flow_info;
 mod denormal;
 mod executor;
 mod frames;
+mod growth;
 mod plan;
 mod session_state;
 
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Operation, Output};
 use crate::tensor::{fmt_dims, Tensor};
+use growth::{with_growth_note, GrowthWatch};
 use plan::{Plan, PlanKey};
 use session_state::SessionState;
 use std::collections::HashMap;
@@ -24,12 +26,18 @@ pub struct Session {
     graph: Graph,
     state: SessionState,
     plans: RwLock<HashMap<PlanKey, Arc<Plan>>>,
+    growth: GrowthWatch,
 }
 
 impl Session {
     /// A session on `graph`. Errors: none today; kept fallible as TensorFlow's constructor.
     pub fn new(graph: &Graph) -> Result<Session> {
-        Ok(Session { graph: graph.clone(), state: SessionState::default(), plans: RwLock::new(HashMap::new()) })
+        Ok(Session {
+            graph: graph.clone(),
+            state: SessionState::default(),
+            plans: RwLock::new(HashMap::new()),
+            growth: GrowthWatch::default(),
+        })
     }
 
     /// The graph this session runs.
@@ -55,8 +63,24 @@ impl Session {
     /// `ARCHITECTURE.md`): `InvalidArgument` `"Retval[i] does not have value"` when fetch `i`
     /// is dead in this run (on a branch not taken), `Internal` `"Retval[i] has already been
     /// set"` when it is inside a loop and live in several iterations, and `InvalidArgument`
-    /// for an op reading tensors of two loop frames (TensorFlow's words).
+    /// for an op reading tensors of two loop frames (TensorFlow's words). When the graph grew
+    /// since the previous run, an error notes by how many ops and suggests
+    /// [`Graph::finalize`] (ops built inside a training loop).
     pub fn run(&self, feeds: &[(&Output, Tensor)], fetches: &[&Output], targets: &[&Operation]) -> Result<Vec<Tensor>> {
+        let grown = self.growth.observe(&self.graph);
+        self.run_unnoted(feeds, fetches, targets).map_err(|e| match grown {
+            Some(added) => with_growth_note(e, added),
+            None => e,
+        })
+    }
+
+    /// [`Session::run`] without the note on a grown graph.
+    fn run_unnoted(
+        &self,
+        feeds: &[(&Output, Tensor)],
+        fetches: &[&Output],
+        targets: &[&Operation],
+    ) -> Result<Vec<Tensor>> {
         for (o, _) in feeds {
             self.check_graph(o.graph(), &o.name())?;
         }
