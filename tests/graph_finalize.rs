@@ -4,7 +4,7 @@
 
 use tensorgraph::format::proto::GraphDef;
 use tensorgraph::io::graph_def::{import_graph_def, ImportGraphDefOptions};
-use tensorgraph::train::{AdamOptimizer, Optimizer};
+use tensorgraph::train::{AdamOptimizer, Optimizer, Saver};
 use tensorgraph::{ops, Code, Graph, Session, Tensor};
 
 #[test]
@@ -72,4 +72,24 @@ fn an_error_after_the_graph_grew_between_runs_suggests_finalize() {
     // no note when the graph did not grow
     let e2 = sess.run_targets(&[&g.operation_by_name("Adam_1").unwrap()]).unwrap_err();
     assert!(!e2.message.contains("grew"), "{e2}");
+}
+
+#[test]
+fn a_saver_adds_its_ops_before_finalize() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = Graph::new();
+    let s = g.scope();
+    s.variable_with("w", Default::default(), |vs| ops::constant(&vs.named("Const"), Tensor::scalar(3.0f32))).unwrap();
+    let init = s.global_variables_initializer().unwrap();
+    let late = Saver::new(&g).unwrap();
+    let early = Saver::new(&g).unwrap();
+    early.as_saver_def().unwrap();
+    g.finalize();
+    let sess = Session::new(&g).unwrap();
+    sess.run_targets(&[&init]).unwrap();
+    early.save(&sess, tmp.path().join("a")).unwrap();
+    let e = late.save(&sess, tmp.path().join("b")).unwrap_err();
+    assert_eq!(e.code, Code::FailedPrecondition);
+    assert!(e.message.starts_with("the graph was finalized before this saver added its save/ ops"), "{e}");
+    late.write_meta_graph(false).save(&sess, tmp.path().join("b")).unwrap();
 }

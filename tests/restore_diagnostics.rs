@@ -16,8 +16,9 @@ fn an_input_mapped_node_does_not_clash_with_the_host_graph() {
     let src = Graph::new();
     let s = src.scope();
     let b = ops::placeholder(&s.named("batch"), DType::Float, &[2usize][..]).unwrap();
-    let two = ops::constant(&s.name_scope("y").named("y"), Tensor::scalar(2.0f32)).unwrap();
-    ops::mul(&s.named("y"), &b, &two).unwrap();
+    let (y, inner) = s.op_scope("y");
+    let two = ops::constant(&inner.named("y"), Tensor::scalar(2.0f32)).unwrap();
+    ops::mul(&y, &b, &two).unwrap();
     let gd = src.to_graph_def();
 
     let g = Graph::new();

@@ -1,7 +1,7 @@
 //! Whether the graph grew between two `Session::run` calls: a training loop that builds ops
 //! at every step (a new `ops::add`, a new `minimize`) grows the graph without bound, and the
-//! errors it meets (an uninitialized variable made by the new ops) come with a note saying
-//! so and suggesting `Graph::finalize`.
+//! error it meets (`FailedPrecondition`: an uninitialized variable made by the new ops) comes
+//! with a note saying so and suggesting `Graph::finalize`.
 
 use crate::error::Error;
 use crate::graph::Graph;

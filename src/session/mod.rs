@@ -64,13 +64,15 @@ impl Session {
     /// is dead in this run (on a branch not taken), `Internal` `"Retval[i] has already been
     /// set"` when it is inside a loop and live in several iterations, and `InvalidArgument`
     /// for an op reading tensors of two loop frames (TensorFlow's words). When the graph grew
-    /// since the previous run, an error notes by how many ops and suggests
-    /// [`Graph::finalize`] (ops built inside a training loop).
+    /// since the previous run, a `FailedPrecondition` error (an uninitialized variable, as
+    /// ops built inside a training loop meet) notes by how many ops and suggests
+    /// [`Graph::finalize`].
     pub fn run(&self, feeds: &[(&Output, Tensor)], fetches: &[&Output], targets: &[&Operation]) -> Result<Vec<Tensor>> {
         let grown = self.growth.observe(&self.graph);
         self.run_unnoted(feeds, fetches, targets).map_err(|e| match grown {
-            Some(added) => with_growth_note(e, added),
-            None => e,
+            // (an uninitialized variable: what ops built inside a training loop meet)
+            Some(added) if e.code == crate::error::Code::FailedPrecondition => with_growth_note(e, added),
+            _ => e,
         })
     }
 

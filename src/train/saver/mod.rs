@@ -251,7 +251,8 @@ impl Saver {
     /// the same ops.
     ///
     /// Errors: `InvalidArgument` for a saver without variables (there is no graph to add the
-    /// ops to); as [`add_saver_ops`].
+    /// ops to); `FailedPrecondition` when the ops are not there yet and the graph is finalized
+    /// ([`Graph::finalize`]: call this before); as [`add_saver_ops`].
     pub fn as_saver_def(&self) -> Result<SaverDef> {
         let mut slot = self.saver_def.lock().unwrap_or_else(|e| e.into_inner());
         let mut def = match &*slot {
@@ -260,6 +261,13 @@ impl Saver {
                 let graph = self.graph().ok_or_else(|| {
                     Error::invalid_argument("The saver has no variables, so it has no graph to add save ops to")
                 })?;
+                if graph.is_finalized() {
+                    return Err(Error::failed_precondition(
+                        "the graph was finalized before this saver added its save/ ops (which the .meta it writes \
+                         names); call saver.as_saver_def() before Graph::finalize() (TensorFlow's Saver() adds them \
+                         when it is made), or save without the meta graph (Saver::write_meta_graph(false))",
+                    ));
+                }
                 let vars: Vec<(String, Variable)> = self.vars.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
                 let def = add_saver_ops(graph, &vars)?;
                 *slot = Some(def.clone());
