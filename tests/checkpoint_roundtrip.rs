@@ -346,7 +346,10 @@ fn checkpoint_state_roundtrip_and_latest() {
     };
     write_checkpoint_state(d, &st2).unwrap();
     assert!(std::fs::read_to_string(d.join("checkpoint")).unwrap().contains(&outside));
-    assert_eq!(latest_checkpoint(d).unwrap(), None, "x.ckpt.index does not exist");
+    // x.ckpt.index does not exist, nor does d/x.ckpt: an error naming the stale path
+    let e = latest_checkpoint(d).unwrap_err();
+    assert_eq!(e.code, Code::NotFound);
+    assert!(e.message.contains(&outside), "{e}");
     write_checkpoint(&outside, &[]).unwrap();
     assert_eq!(latest_checkpoint(d).unwrap(), Some(other.path().join("x.ckpt")));
     // Malformed state files are errors naming the file.

@@ -7,7 +7,6 @@ use crate::output::write_stdout;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use tensorgraph::io::model_file::{detect, ModelFileKind};
 use tensorgraph::tensor::{fmt_dims, Storage};
 use tensorgraph::{DType, Tensor};
 
@@ -126,9 +125,7 @@ fn fmt_diff(d: f64) -> String {
 /// section, and are never reported as "only in" the other).
 pub fn run(args: &DiffArgs) -> Result<(), String> {
     for (which, p) in [("A", &args.a), ("B", &args.b)] {
-        // (a V1 checkpoint is a file too: the checkpoint reader names it below)
-        let v1 = matches!(detect(p), Ok(ModelFileKind::V1Checkpoint));
-        if crate::model_file::is_model_path(p) && !v1 {
+        if crate::model_file::is_model_path(p) {
             return Err(format!(
                 "{which}: {} is a model file; diff compares checkpoints (give their prefixes or directories). `tensorgraph inspect {}` summarizes a model.",
                 p.display(),

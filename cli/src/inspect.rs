@@ -9,7 +9,7 @@ use crate::output::write_stdout;
 use half::{bf16, f16};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use tensorgraph::format::checkpoint::{index_path, latest_checkpoint, read_checkpoint_state, CheckpointReader};
+use tensorgraph::format::checkpoint::{find_latest_checkpoint, index_path, read_checkpoint_state, CheckpointReader};
 use tensorgraph::io::model_file::{checkpoint_prefix, detect, ModelFileKind, SAVED_MODEL_HINT};
 use tensorgraph::tensor::{fmt_dims, Storage};
 use tensorgraph::{DType, Tensor};
@@ -62,8 +62,13 @@ pub fn resolve_checkpoint(path: &Path) -> Result<(PathBuf, bool), String> {
                 path.display()
             ));
         }
-        return match latest_checkpoint(path) {
-            Ok(Some(prefix)) => Ok((prefix, true)),
+        return match find_latest_checkpoint(path) {
+            Ok(Some(found)) => {
+                if let Some(note) = &found.note {
+                    eprintln!("note: {note}");
+                }
+                Ok((found.prefix, true))
+            }
             Ok(None) => match read_checkpoint_state(path) {
                 Ok(Some(st)) => Err(format!(
                     "the checkpoint state file {} names {}, but {} does not exist",

@@ -13,9 +13,10 @@ use tensorgraph::ops;
 /// True when `path` names a checkpoint rather than a model file: any directory (a
 /// checkpoint directory is read through its `checkpoint` state file), or what
 /// [`checkpoint_form`] recognises by name (a prefix whose `PREFIX.index` exists, an
-/// existing `.index`, `.data-NNNNN-of-NNNNN` or `checkpoint` state file).
+/// existing `.index`, `.data-NNNNN-of-NNNNN` or `checkpoint` state file), or a V1 checkpoint
+/// file (recognised by its content; the checkpoint reader reads it).
 pub fn is_checkpoint_path(path: &Path) -> bool {
-    path.is_dir() || checkpoint_form(path).is_some()
+    path.is_dir() || checkpoint_form(path).is_some() || matches!(detect(path), Ok(ModelFileKind::V1Checkpoint))
 }
 
 /// The decision of what a path argument names, shared by all subcommands: a model file

@@ -80,7 +80,7 @@ fn an_empty_placeholder_shape_follows_the_producer() {
 }
 
 const V1: &str = "a V1 checkpoint (the single-file tensor-slice format of tf.compat.v1.train.Saver(write_version=V1))";
-const V1_ADVICE: &str = "tensorgraph's checkpoint commands and CheckpointReader read V2 checkpoints (PREFIX.index and PREFIX.data-*); read this one with TensorSliceReader, or resave it as V2 with TensorFlow (tf.compat.v1.train.Saver restores it and saves V2)";
+const V1_ADVICE: &str = "it holds variable values, not a graph: restore it into the model's graph (Saver::restore, init_from_checkpoint, or --ckpt on the command line) or list it (CheckpointReader, tensorgraph inspect), which read V1 checkpoints as V2 ones";
 use tensorgraph::io::model_file::SAVED_MODEL_HINT;
 
 /// Runs a command that must fail with exactly `error: {want}` (exit 1, nothing on stdout).
@@ -94,19 +94,22 @@ fn fails_exactly(args: &[&str], want: &str) {
 #[test]
 fn files_that_are_not_models_are_named_for_what_they_are() {
     let tmp = tempfile::tempdir().unwrap();
-    // a V1 checkpoint, as the model, as the checkpoint and to diff
+    // a V1 checkpoint: inspect and diff read it; as the model of run, it is named
     let v1 = s(&repo_root().join("tests/data/legacy/v1_slices.ckpt"));
-    let as_model = format!("InvalidArgument: MODEL {v1} is {V1}, not a model; {V1_ADVICE}");
-    fails_exactly(&["inspect", &v1], &as_model);
-    fails_exactly(&["run", &v1, "--fetch", "a:0"], &as_model);
-    let meta = s(&common::fixtures().join("seed004/model.ckpt.meta"));
-    let as_ckpt = format!("InvalidArgument: {v1} is {V1}, not a V2 checkpoint prefix; {V1_ADVICE}");
-    fails_exactly(&["run", &meta, "--ckpt", &v1, "--fetch", "add_1:0"], &as_ckpt);
-    let out = s(&tmp.path().join("f.pb"));
-    fails_exactly(&["freeze", "--meta", &meta, "--ckpt", &v1, "--outputs", "add_1", "-o", &out], &as_ckpt);
+    let o = tg(&["inspect", &v1]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_eq!(o.stdout, "a  float32    [2, 3]\ni  int64      [2]\np  float32    [4, 2]\ns  string     [2]\n");
+    fails_exactly(
+        &["run", &v1, "--fetch", "a:0"],
+        &format!("InvalidArgument: MODEL {v1} is {V1}, not a model; {V1_ADVICE}"),
+    );
     let o = tg(&["diff", &v1, &v1]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(o.stdout.ends_with("0 of 4 common tensor(s) differ; identical\n"), "{}", o.stdout);
+    let meta = s(&common::fixtures().join("seed004/model.ckpt.meta"));
+    let o = tg(&["run", &meta, "--ckpt", &v1, "--fetch", "add_1:0"]);
     assert_eq!(o.code, Some(1));
-    assert!(o.stderr.contains(&as_ckpt), "{}", o.stderr);
+    assert!(o.stderr.contains("variable(s) not found in checkpoint: v1, v2, v3"), "{}", o.stderr);
     // a SavedModel: its directory and its saved_model.pb go to the SavedModel commands
     // (inspect lists its signatures; run wants them by key); that file renamed is named with
     // the hint

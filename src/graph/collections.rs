@@ -141,7 +141,8 @@ impl Graph {
     /// Collections are exported with the graph (`export_meta_graph`); one collection holds
     /// one kind of value there.
     ///
-    /// Errors: `InvalidArgument` when an operation, tensor or variable belongs to another graph.
+    /// Errors: `InvalidArgument` when an operation, tensor or variable belongs to another
+    /// graph; `FailedPrecondition` when the graph is finalized ([`Graph::finalize`]).
     pub fn add_to_collection(&self, name: &str, value: impl Into<CollectionValue>) -> Result<()> {
         let value = value.into();
         let (graph, what) = match &value {
@@ -150,6 +151,7 @@ impl Graph {
             CollectionValue::Variable(v) => (Some(v.op().graph()), format!("variable '{}'", v.name())),
             _ => (None, String::new()),
         };
+        self.check_not_finalized(|| format!("to collection '{name}'"))?;
         if graph.is_some_and(|g| !g.same(self)) {
             return Err(Error::invalid_argument(format!(
                 "cannot add {what} to collection '{name}': it belongs to another graph; add it to its own graph's collection"

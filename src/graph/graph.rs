@@ -45,6 +45,8 @@ pub(crate) struct GraphData {
     pub versions: Option<crate::format::proto::VersionDef>,
     /// The function library and the calls instantiated on import.
     pub functions: super::FunctionRecords,
+    /// Set by [`Graph::finalize`]: no op may be added.
+    pub finalized: bool,
 }
 
 impl GraphData {

@@ -4,6 +4,7 @@
 mod attr;
 mod attr_proto;
 pub mod collections;
+mod finalize;
 mod functions;
 #[allow(clippy::module_inception)]
 mod graph;
@@ -17,6 +18,7 @@ mod variable;
 
 pub use attr::{AttrValue, Attrs};
 pub use collections::CollectionValue;
+pub(crate) use finalize::finalized_error;
 pub(crate) use functions::{CallRecord, FunctionRecords};
 pub(crate) use graph::CollectionItem;
 pub use graph::Graph;

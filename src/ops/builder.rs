@@ -15,6 +15,7 @@ impl OpBuilder<'_> {
     /// (an undeclared attr, a missing one without a default, a wrong kind or disallowed
     /// value; see [`crate::ops::schema::validate_attrs`]), or when the inputs' dtypes/shapes do
     /// not fit (with both shapes in the message).
+    /// `FailedPrecondition` naming the op when the graph is finalized ([`crate::Graph::finalize`]).
     pub fn build(self) -> Result<Operation> {
         let graph = self.scope.graph.clone();
         for i in &self.inputs {
@@ -38,6 +39,9 @@ impl OpBuilder<'_> {
         let def = lookup(&self.op_type)?;
         schema::check_op_deprecation(def.op_type(), crate::format::proto::GRAPH_DEF_VERSION)?;
         let name = self.scope.unique_op_name(&self.default_name);
+        if graph.is_finalized() {
+            return Err(crate::graph::finalized_error(&format!("op '{name}' ({})", self.op_type)));
+        }
         check_op_name(&name)?;
         // every attr TensorFlow's Python would set: the given ones, then the defaults
         let mut attrs = self.attrs;

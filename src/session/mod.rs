@@ -8,6 +8,7 @@ mod denormal;
 mod executor;
 mod frames;
 mod options;
+mod growth;
 mod plan;
 mod ref_alias;
 mod session_state;
@@ -19,6 +20,7 @@ use crate::format::proto::{RunMetadata, RunOptions, TraceLevel};
 use crate::graph::{Graph, Operation, Output};
 use crate::ops::ThreadPool;
 use crate::tensor::{fmt_dims, Tensor};
+use growth::{with_growth_note, GrowthWatch};
 use plan::{Plan, PlanKey};
 use session_state::SessionState;
 use std::collections::HashMap;
@@ -36,6 +38,7 @@ pub struct Session {
     plans: RwLock<HashMap<PlanKey, Arc<Plan>>>,
     pool: ThreadPool,
     options: SessionOptions,
+    growth: GrowthWatch,
 }
 
 impl Session {
@@ -62,6 +65,7 @@ impl Session {
             plans: RwLock::new(HashMap::new()),
             pool: thread_pool::for_options(options)?,
             options: options.clone(),
+            growth: GrowthWatch::default(),
         })
     }
 
@@ -98,7 +102,10 @@ impl Session {
     /// `ARCHITECTURE.md`): `InvalidArgument` `"Retval[i] does not have value"` when fetch `i`
     /// is dead in this run (on a branch not taken), `Internal` `"Retval[i] has already been
     /// set"` when it is inside a loop and live in several iterations, and `InvalidArgument`
-    /// for an op reading tensors of two loop frames (TensorFlow's words).
+    /// for an op reading tensors of two loop frames (TensorFlow's words). When the graph grew
+    /// since the previous run, a `FailedPrecondition` error (an uninitialized variable, as
+    /// ops built inside a training loop meet) notes by how many ops and suggests
+    /// [`Graph::finalize`].
     pub fn run(&self, feeds: &[(&Output, Tensor)], fetches: &[&Output], targets: &[&Operation]) -> Result<Vec<Tensor>> {
         self.run_traced(feeds, fetches, targets, None)
     }
@@ -132,7 +139,24 @@ impl Session {
         Ok((values, tracer.finish()))
     }
 
+    /// Runs with an optional tracer; an error of a run after the graph grew (an
+    /// uninitialized variable: what ops built inside a training loop meet) notes the growth.
     fn run_traced(
+        &self,
+        feeds: &[(&Output, Tensor)],
+        fetches: &[&Output],
+        targets: &[&Operation],
+        tracer: Option<&mut step_stats::Tracer>,
+    ) -> Result<Vec<Tensor>> {
+        let grown = self.growth.observe(&self.graph);
+        self.run_unnoted(feeds, fetches, targets, tracer).map_err(|e| match grown {
+            Some(added) if e.code == crate::error::Code::FailedPrecondition => with_growth_note(e, added),
+            _ => e,
+        })
+    }
+
+    /// [`Session::run`] without the note on a grown graph.
+    fn run_unnoted(
         &self,
         feeds: &[(&Output, Tensor)],
         fetches: &[&Output],

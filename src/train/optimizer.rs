@@ -142,8 +142,13 @@ pub(crate) fn apply_with(
         None => ops::group(&scope.named(&exact), &all)?,
         Some(step) => {
             let done = ops::group(&scope.named("update"), &all)?;
-            let one = ops::constant(&scope.named("value"), Tensor::from_f64(step.dtype(), &[], &[1.0])?)?;
-            let after = scope.with_control_dependencies(&[&done]).named(&exact);
+            // as TensorFlow: the constant is built after the updates too (`^update`), named
+            // `value` by `assign_add` for a reference variable, `Const` for a resource one
+            let after_updates = scope.with_control_dependencies(&[&done]);
+            let one_name = if step.is_resource() { "Const" } else { "value" };
+            let one = ops::constant(&after_updates.named(one_name), Tensor::from_f64(step.dtype(), &[], &[1.0])?)?;
+            // (its input `one` already waits for the updates: no control input of its own)
+            let after = scope.named(&exact);
             if step.is_resource() {
                 // TensorFlow's train op is then the AssignAddVariableOp itself
                 ops::assign_add_variable_op(&after, &step.reference(), &one)?

@@ -2,7 +2,6 @@
 //! checkpoint of a directory (TensorFlow's `checkpoint_management.py`; formats.md §2),
 //! read and written with the text format of [`crate::format::proto::text`].
 
-use super::index_path;
 use crate::error::{Error, Result};
 use crate::format::atomic_file::{io_error, write_atomically};
 use crate::format::proto::text::TextFormat;
@@ -89,19 +88,15 @@ pub fn write_checkpoint_state(dir: impl AsRef<Path>, state: &CheckpointState) ->
 }
 
 /// The prefix of the newest checkpoint of `dir`, like `tf.train.latest_checkpoint(dir)`:
-/// the state file's `model_checkpoint_path` joined onto `dir` when relative, if that
-/// checkpoint exists (`PREFIX.index`, or a V1 file named `PREFIX`). `Ok(None)` when there is
-/// no state file or the checkpoint it names is gone.
+/// [`find_latest_checkpoint`](super::find_latest_checkpoint) without its note (a state file
+/// naming a path that no longer exists falls back to the same base name in `dir`).
+/// `Ok(None)` when there is no state file.
 ///
-/// Errors: as [`read_checkpoint_state`].
+/// Errors: as [`find_latest_checkpoint`](super::find_latest_checkpoint): `NotFound` naming
+/// the stale path and `dir` when the checkpoint it names is gone; as
+/// [`read_checkpoint_state`] for a damaged state file.
 pub fn latest_checkpoint(dir: impl AsRef<Path>) -> Result<Option<PathBuf>> {
-    let Some(st) = read_checkpoint_state(dir)? else { return Ok(None) };
-    let prefix = PathBuf::from(st.model_checkpoint_path);
-    if index_path(&prefix).is_file() || prefix.is_file() {
-        Ok(Some(prefix))
-    } else {
-        Ok(None)
-    }
+    Ok(super::find_latest_checkpoint(dir)?.map(|l| l.prefix))
 }
 
 #[cfg(test)]

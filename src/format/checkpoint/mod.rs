@@ -16,7 +16,10 @@ mod data_file;
 pub mod bundle_proto;
 mod checkpoint_state;
 pub(crate) mod crc;
+mod latest;
+mod prefix;
 mod reader;
+mod reader_v1;
 mod slices;
 #[doc(hidden)]
 pub mod table;
@@ -29,6 +32,8 @@ pub use checkpoint_state::{
 #[doc(hidden)]
 pub use crc::{mask_crc, unmask_crc};
 pub(crate) use data_file::read_tensors;
+pub use latest::{find_latest_checkpoint, LatestCheckpoint};
+pub use prefix::{check_save_prefix, resolve_checkpoint_prefix, strip_checkpoint_suffix};
 pub use reader::{CheckpointReader, UndecodableEntry};
 #[doc(hidden)]
 pub use slices::slice_key;

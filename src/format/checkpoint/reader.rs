@@ -4,10 +4,11 @@
 use super::bundle_proto::{BundleEntryProto, BundleHeaderProto, ENDIANNESS_BIG};
 use super::codec::{decode_fixed, decode_strings};
 use super::crc::{mask_crc, unmask_crc};
+use super::reader_v1::{open_v1, read_v1};
 use super::slices::{scatter, slice_extents, slice_indices, slice_key};
 use super::table::read_table;
-use super::tensor_slices::{is_v1_checkpoint, V1_CHECKPOINT, V1_CHECKPOINT_ADVICE};
-use super::{data_path, index_path};
+use super::tensor_slices::TensorSliceReader;
+use super::{data_path, index_path, resolve_checkpoint_prefix};
 use crate::error::{Code, Error, Result};
 use crate::format::atomic_file::io_error;
 use crate::tensor::{checked_num_elements, DType, Storage, Tensor};
@@ -18,7 +19,8 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// An open V2 checkpoint: the parsed `.index` plus lazily opened `.data-*` shard files.
+/// An open checkpoint: a V2 checkpoint's parsed `.index` plus lazily opened `.data-*` shard
+/// files, or a V1 checkpoint file (read through [`TensorSliceReader`]).
 ///
 /// Mirrors TensorFlow's `BundleReader` (and `tf.train.load_checkpoint`'s
 /// `list_variables` / `get_tensor`). The reader is `Send + Sync`; reads lock the shard files.
@@ -31,6 +33,8 @@ pub struct CheckpointReader {
     listing: Vec<(String, DType, Vec<usize>)>,
     problems: Vec<UndecodableEntry>,
     shards: Mutex<HashMap<i32, (File, u64)>>,
+    /// Set for a V1 checkpoint (then `entries` is empty and `header` the default).
+    v1: Option<TensorSliceReader>,
 }
 
 /// An index entry that [`CheckpointReader::list`] leaves out because it cannot be decoded,
@@ -114,22 +118,39 @@ impl CheckpointReader {
     /// [`problems`](Self::problems) with what is wrong (TensorFlow lists such entries and fails
     /// when one is read; here [`read`](Self::read) fails the same way).
     ///
-    /// Errors: `NotFound` when `prefix.index` does not exist; `DataLoss` naming the index file
-    /// when it is truncated or corrupted (bad block checksum, malformed block, missing header,
-    /// undecodable entry or invalid shape, naming the entry's key); `InvalidArgument` when the bundle's version forbids this
-    /// reader; `Unimplemented` for big-endian bundles; `InvalidArgument` naming it when
-    /// `prefix` (or `prefix.index`) is a V1 checkpoint file.
+    /// `prefix` may also be one of the checkpoint's files (`model.ckpt.index`,
+    /// `model.ckpt.data-00000-of-00001`), a directory (its newest checkpoint, through its
+    /// `checkpoint` state file) or a V1 checkpoint file (TensorFlow's single-file
+    /// tensor-slice format, `tf.compat.v1.train.Saver(write_version=V1)`), read through
+    /// [`TensorSliceReader`]: see [`resolve_checkpoint_prefix`].
+    ///
+    /// Errors: `NotFound` when `prefix.index` does not exist (and `prefix` is no V1 file);
+    /// `DataLoss` naming the index file when it is truncated or corrupted (bad block
+    /// checksum, malformed block, missing header, undecodable entry or invalid shape, naming
+    /// the entry's key); `InvalidArgument` when the bundle's version forbids this reader;
+    /// `Unimplemented` for big-endian bundles; as [`resolve_checkpoint_prefix`] for an empty
+    /// path or a directory without a checkpoint; as [`TensorSliceReader::open`] for a
+    /// damaged V1 file.
     pub fn open(prefix: impl AsRef<Path>) -> Result<CheckpointReader> {
-        let prefix = prefix.as_ref().to_path_buf();
+        let prefix = resolve_checkpoint_prefix(prefix)?;
         let index = index_path(&prefix);
         let index_file = index.display().to_string();
+        if !index.is_file() {
+            if let Some(v1) = open_v1(&prefix)? {
+                return Ok(CheckpointReader {
+                    index_file: prefix.display().to_string(),
+                    prefix,
+                    header: BundleHeaderProto::default(),
+                    entries: BTreeMap::new(),
+                    listing: v1.list(),
+                    problems: Vec::new(),
+                    shards: Mutex::new(HashMap::new()),
+                    v1: Some(v1),
+                });
+            }
+        }
         let bytes = std::fs::read(&index).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound && std::fs::read(&prefix).is_ok_and(|b| is_v1_checkpoint(&b)) {
-                Error::invalid_argument(format!(
-                    "{} is {V1_CHECKPOINT}, not a V2 checkpoint prefix; {V1_CHECKPOINT_ADVICE}",
-                    prefix.display()
-                ))
-            } else if e.kind() == std::io::ErrorKind::NotFound {
+            if e.kind() == std::io::ErrorKind::NotFound {
                 Error::not_found(format!(
                     "checkpoint {} not found: {index_file} does not exist (a V2 checkpoint prefix names the files \
                      PREFIX.index and PREFIX.data-*)",
@@ -139,10 +160,18 @@ impl CheckpointReader {
                 io_error(e, "cannot read checkpoint index", &index)
             }
         })?;
-        if is_v1_checkpoint(&bytes) {
-            return Err(Error::invalid_argument(format!(
-                "{index_file} is {V1_CHECKPOINT}, not a V2 checkpoint index; {V1_CHECKPOINT_ADVICE}"
-            )));
+        if let Some(v1) = open_v1(&index)? {
+            // a V1 checkpoint file named like an index
+            return Ok(CheckpointReader {
+                index_file,
+                prefix: index,
+                header: BundleHeaderProto::default(),
+                entries: BTreeMap::new(),
+                listing: v1.list(),
+                problems: Vec::new(),
+                shards: Mutex::new(HashMap::new()),
+                v1: Some(v1),
+            });
         }
         let kvs = read_table(&bytes, &index_file)?;
         let mut it = kvs.into_iter();
@@ -220,6 +249,7 @@ impl CheckpointReader {
             listing,
             problems,
             shards: Mutex::new(HashMap::new()),
+            v1: None,
         })
     }
 
@@ -228,9 +258,15 @@ impl CheckpointReader {
         &self.prefix
     }
 
-    /// The bundle header (number of shards, endianness, version).
+    /// The bundle header (number of shards, endianness, version); the default (empty)
+    /// header for a V1 checkpoint.
     pub fn header(&self) -> &BundleHeaderProto {
         &self.header
+    }
+
+    /// True when the checkpoint is a V1 checkpoint file (read through [`TensorSliceReader`]).
+    pub fn is_v1(&self) -> bool {
+        self.v1.is_some()
     }
 
     /// Every tensor as `(name, dtype, shape)`, sorted by name, like `tf.train.list_variables`:
@@ -251,10 +287,14 @@ impl CheckpointReader {
 
     /// True when the index has an entry named `name`.
     pub fn contains(&self, name: &str) -> bool {
+        if self.v1.is_some() {
+            return self.listing.iter().any(|(n, _, _)| n == name);
+        }
         !name.is_empty() && self.entries.contains_key(name.as_bytes())
     }
 
-    /// The raw index entry (`BundleEntryProto`) of `name`, `None` when there is none.
+    /// The raw index entry (`BundleEntryProto`) of `name`, `None` when there is none (and
+    /// always for a V1 checkpoint, which has no index entries).
     pub fn get_entry(&self, name: &str) -> Option<&BundleEntryProto> {
         if name.is_empty() {
             return None;
@@ -271,6 +311,12 @@ impl CheckpointReader {
     /// string tensor is malformed or a slice is missing; `Unimplemented` for dtypes tensorgraph
     /// does not support.
     pub fn read(&self, name: &str) -> Result<Tensor> {
+        if let Some(v1) = &self.v1 {
+            let dtype = self.listing.iter().find(|(n, _, _)| n == name).map(|e| e.1).ok_or_else(|| {
+                Error::not_found(format!("Key {name} not found in checkpoint {}", self.prefix.display()))
+            })?;
+            return read_v1(v1, name, dtype);
+        }
         let entry = self
             .get_entry(name)
             .ok_or_else(|| Error::not_found(format!("Key {name} not found in checkpoint {}", self.prefix.display())))?;

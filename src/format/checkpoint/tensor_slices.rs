@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 pub const V1_CHECKPOINT: &str =
     "a V1 checkpoint (the single-file tensor-slice format of tf.compat.v1.train.Saver(write_version=V1))";
 
-/// What to do with a V1 checkpoint where a V2 one (or a model) was wanted.
-pub const V1_CHECKPOINT_ADVICE: &str = "tensorgraph's checkpoint commands and CheckpointReader read V2 checkpoints (PREFIX.index and PREFIX.data-*); read this one with TensorSliceReader, or resave it as V2 with TensorFlow (tf.compat.v1.train.Saver restores it and saves V2)";
+/// What to do with a V1 checkpoint given where a model was wanted.
+pub const V1_CHECKPOINT_ADVICE: &str = "it holds variable values, not a graph: restore it into the model's graph (Saver::restore, init_from_checkpoint, or --ckpt on the command line) or list it (CheckpointReader, tensorgraph inspect), which read V1 checkpoints as V2 ones";
 
 /// True when `table`, the bytes of an SSTable, is a V1 checkpoint: its entry of key `""`
 /// is a `SavedTensorSlices` holding the `meta`, where a V2 checkpoint index holds its

@@ -398,6 +398,13 @@ fn import_under(
         }
     }
 
+    if graph.is_finalized() {
+        return Err(crate::graph::finalized_error(&format!(
+            "the {} node(s) of an imported GraphDef (the first: '{}')",
+            nodes.len(),
+            nodes.first().map_or("", |n| n.name.as_str())
+        )));
+    }
     let mut g = graph.write();
     // the GraphDef version shape functions see (TensorFlow's refiner: the lower of the
     // graph's and the GraphDef's; a GraphDef without versions is version 0)
@@ -696,7 +703,13 @@ impl ImportPlan<'_> {
                     deferred.push((i, at, node, index));
                 }
             }
-            let name = if prefix.is_empty() { n.name.clone() } else { format!("{prefix}/{}", n.name) };
+            let mut name = if prefix.is_empty() { n.name.clone() } else { format!("{prefix}/{}", n.name) };
+            if g.node_id(&name).is_some() && self.mapped.contains_key(&i) {
+                // an input-mapped node (nothing imported reads it) that clashes gets the next
+                // free name, as TensorFlow's importer names it (`batch` -> `batch_1`)
+                let base = name.clone();
+                name = (1..).map(|k| format!("{base}_{k}")).find(|c| g.node_id(c).is_none()).unwrap_or(base);
+            }
             if g.node_id(&name).is_some() {
                 let hint = if prefix.is_empty() {
                     "; import under a prefix (ImportGraphDefOptions::prefix; for a meta graph, import_scope) or into a new graph"

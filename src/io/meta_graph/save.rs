@@ -6,7 +6,7 @@
 use super::export::export_meta_graph;
 use crate::error::{Error, Result};
 use crate::format::atomic_file::write_atomically_synced;
-use crate::format::checkpoint::meta_graph_path;
+use crate::format::checkpoint::{check_save_prefix, meta_graph_path};
 use crate::format::proto::MetaGraphDef;
 use crate::session::Session;
 use crate::train::Saver;
@@ -27,13 +27,17 @@ impl Saver {
     /// `tf.train.import_meta_graph` and tensorgraph's
     /// [`Graph::import_meta_graph`](crate::Graph::import_meta_graph) restore through them.
     ///
-    /// Errors: `FailedPrecondition` naming an uninitialized variable; `NotFound` when the
-    /// directory does not exist; `InvalidArgument` when the graph cannot be exported (a
+    /// Errors: `InvalidArgument` for an empty prefix, a directory, or the name of a
+    /// checkpoint file (`model.ckpt.index`: the prefix to use is named) before anything is
+    /// written ([`check_save_prefix`]); `FailedPrecondition` naming an uninitialized
+    /// variable; `NotFound` when the directory does not exist; `InvalidArgument` when the
+    /// graph cannot be exported (a
     /// collection mixing kinds of items); I/O errors naming the file. On error no file of the
     /// new checkpoint is left under its final name unless its data files were already renamed
     /// (then the state file still names the previous checkpoint).
     pub fn save(&self, session: &Session, prefix: impl AsRef<Path>) -> Result<PathBuf> {
         let prefix = prefix.as_ref().to_path_buf();
+        check_save_prefix(&prefix)?;
         // exported first, so that a graph that cannot be exported fails before any file is written
         let meta =
             if self.writes_meta_graph() && self.graph().is_some() { Some(self.export_meta_graph()?) } else { None };
@@ -49,9 +53,33 @@ impl Saver {
     /// As [`Saver::save`] with the step appended: `prefix-<global_step>` (`model.ckpt-1000`,
     /// with `model.ckpt-1000.meta`).
     pub fn save_with_step(&self, session: &Session, prefix: impl AsRef<Path>, global_step: u64) -> Result<PathBuf> {
+        check_save_prefix(prefix.as_ref())?;
         let mut p = prefix.as_ref().as_os_str().to_os_string();
         p.push(format!("-{global_step}"));
         self.save(session, PathBuf::from(p))
+    }
+
+    /// `Saver.save(sess, prefix, global_step=step)`: as [`Saver::save_with_step`] with the
+    /// step read from the variable `step` in `session` (`model.ckpt-3` after three train
+    /// steps that incremented a [`get_or_create_global_step`](crate::train::get_or_create_global_step)
+    /// variable).
+    ///
+    /// Errors: as [`crate::train::global_step`] (an uninitialized step, a step of a
+    /// non-integer dtype, a negative step); as [`Saver::save`].
+    pub fn save_with_global_step(
+        &self,
+        session: &Session,
+        prefix: impl AsRef<Path>,
+        step: &crate::graph::Variable,
+    ) -> Result<PathBuf> {
+        let n = crate::train::global_step(session, step)?;
+        let n = u64::try_from(n).map_err(|_| {
+            Error::invalid_argument(format!(
+                "the global step {} is {n}; a checkpoint's step cannot be negative",
+                step.op_name()
+            ))
+        })?;
+        self.save_with_step(session, prefix, n)
     }
 
     /// `Saver.export_meta_graph()`: the meta graph of this saver's graph as

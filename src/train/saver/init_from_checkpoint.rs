@@ -2,11 +2,11 @@
 //! of chosen variables load values from a checkpoint, renaming scopes on the way.
 
 use crate::error::{Error, Result};
-use crate::format::checkpoint::{latest_checkpoint, CheckpointReader};
+use crate::format::checkpoint::{resolve_checkpoint_prefix, CheckpointReader};
 use crate::graph::{CollectionItem, Graph, Output, Scope, Variable, VariableRecord};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// `tf.compat.v1.train.init_from_checkpoint(ckpt_dir_or_file, assignment_map)`: replaces the
 /// initializers of the variables named by `assignment_map` so that running them (directly or
@@ -54,7 +54,7 @@ pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
     ckpt_dir_or_prefix: impl AsRef<Path>,
     assignment_map: impl IntoIterator<Item = (K, V)>,
 ) -> Result<Vec<(String, String)>> {
-    let prefix = checkpoint_prefix(ckpt_dir_or_prefix.as_ref())?;
+    let prefix = resolve_checkpoint_prefix(ckpt_dir_or_prefix.as_ref())?;
     let reader = CheckpointReader::open(&prefix)?;
     let in_ckpt: BTreeMap<String, (DType, Vec<usize>)> =
         reader.list().into_iter().map(|(n, d, s)| (n, (d, s))).collect();
@@ -158,16 +158,6 @@ fn checkpoint_initializer(root: &Scope, prefix: &str, name: &str, dtype: DType) 
     let (op, inner) = root.op_scope("checkpoint_initializer");
     let prefix = crate::ops::constant(&inner.named("prefix"), Tensor::strings(&[], vec![prefix.as_bytes().to_vec()])?)?;
     crate::ops::io_ops::restore_v2(&op, &inner, &prefix, &[name], &[dtype])?.output(0)
-}
-
-/// The checkpoint prefix of `p`: the latest checkpoint when `p` is a directory.
-fn checkpoint_prefix(p: &Path) -> Result<PathBuf> {
-    if !p.is_dir() {
-        return Ok(p.to_path_buf());
-    }
-    latest_checkpoint(p)?.ok_or_else(|| {
-        Error::not_found(format!("Couldn't find 'checkpoint' file or checkpoints in given directory {}", p.display()))
-    })
 }
 
 /// The variables a graph name can refer to: the variable store, then the global variables.

@@ -10,8 +10,10 @@
 
 mod init_from_checkpoint;
 mod restore_error;
+mod restore_notes;
 mod retention;
 mod saver_ops;
+mod step_counters;
 
 pub use init_from_checkpoint::init_from_checkpoint;
 pub use restore_error::RestoreHints;
@@ -80,6 +82,8 @@ pub struct Saver {
     /// The `SaverDef` of this saver's `save/` ops, once added (or imported).
     saver_def: Mutex<Option<SaverDef>>,
     history: Mutex<History>,
+    /// Warnings recorded when the saver was made ([`Saver::warnings`]).
+    warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for Saver {
@@ -122,8 +126,17 @@ impl Saver {
 
     /// A saver storing each variable under the given checkpoint name
     /// (`tf.train.Saver(var_list={"name": var})`).
+    ///
+    /// A variable of the graph named like a step counter (`global_step`, `step`,
+    /// `train_step`) that the saver does not save, such as a local variable, is recorded in
+    /// [`Saver::warnings`].
     pub fn with_name_map(map: BTreeMap<String, Variable>) -> Saver {
+        let warnings = match map.values().next() {
+            Some(v) => step_counters::unsaved_step_counters(v.op().graph(), &map),
+            None => Vec::new(),
+        };
         Saver {
+            warnings,
             vars: map,
             max_to_keep: 5,
             keep_every_n_hours: None,
@@ -238,7 +251,8 @@ impl Saver {
     /// the same ops.
     ///
     /// Errors: `InvalidArgument` for a saver without variables (there is no graph to add the
-    /// ops to); as [`add_saver_ops`].
+    /// ops to); `FailedPrecondition` when the ops are not there yet and the graph is finalized
+    /// ([`Graph::finalize`]: call this before); as [`add_saver_ops`].
     pub fn as_saver_def(&self) -> Result<SaverDef> {
         let mut slot = self.saver_def.lock().unwrap_or_else(|e| e.into_inner());
         let mut def = match &*slot {
@@ -247,6 +261,13 @@ impl Saver {
                 let graph = self.graph().ok_or_else(|| {
                     Error::invalid_argument("The saver has no variables, so it has no graph to add save ops to")
                 })?;
+                if graph.is_finalized() {
+                    return Err(Error::failed_precondition(
+                        "the graph was finalized before this saver added its save/ ops (which the .meta it writes \
+                         names); call saver.as_saver_def() before Graph::finalize() (TensorFlow's Saver() adds them \
+                         when it is made), or save without the meta graph (Saver::write_meta_graph(false))",
+                    ));
+                }
                 let vars: Vec<(String, Variable)> = self.vars.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
                 let def = add_saver_ops(graph, &vars)?;
                 *slot = Some(def.clone());
@@ -257,6 +278,14 @@ impl Saver {
         def.keep_checkpoint_every_n_hours =
             self.keep_every_n_hours.unwrap_or(DEFAULT_KEEP_CHECKPOINT_EVERY_N_HOURS) as f32;
         Ok(def)
+    }
+
+    /// What the saver found questionable when it was made, one sentence each: variables named
+    /// like a step counter (`global_step`, `step`) that it does not save (a local variable,
+    /// or one left out of its variables), which a resumed run would start from their
+    /// initial value. Nothing is printed; a front end shows these.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Checkpoint names and variables, sorted by name.
@@ -326,6 +355,7 @@ impl Saver {
     /// Errors: `FailedPrecondition` naming an uninitialized variable; `NotFound` when the
     /// directory does not exist; I/O errors naming the file.
     pub(crate) fn write_checkpoint(&self, session: &Session, prefix: &Path) -> Result<()> {
+        crate::format::checkpoint::check_save_prefix(prefix)?;
         let dir = prefix.parent().map(Path::to_path_buf).unwrap_or_default();
         if !dir.as_os_str().is_empty() && !dir.is_dir() {
             return Err(Error::not_found(format!(
@@ -377,7 +407,10 @@ impl Saver {
         Ok(())
     }
 
-    /// Restores every variable from checkpoint `prefix` into `session`.
+    /// Restores every variable from checkpoint `prefix` into `session`. `prefix` may also be
+    /// a checkpoint file (`model.ckpt.index`, `model.ckpt.data-00000-of-00001`), a
+    /// directory (its newest checkpoint) or a V1 checkpoint file
+    /// ([`CheckpointReader::open`]).
     ///
     /// Nothing is assigned unless everything matches. Errors: `NotFound` listing every
     /// variable missing from the checkpoint, every dtype or shape mismatch, and the names
@@ -385,11 +418,16 @@ impl Saver {
     /// name is missing and only dtypes or shapes differ); when the missing names are optimizer
     /// slots (`/Adam`, `/Adam_1`, `/Momentum`, `beta1_power`, ...) the message says so and
     /// how to restore only the model variables, and when names differ how to map them (worded
-    /// by [`Saver::restore_hints`]). `DataLoss`/`NotFound` for damaged or absent files.
+    /// by [`Saver::restore_hints`]); when every missing name is a saved name with a suffix
+    /// `_1`, `_2`, ... the message says the model was probably built twice in the graph, and
+    /// when missing moving averages (`w/ExponentialMovingAverage`) belong to saved variables
+    /// that were never averaged it names them. `DataLoss`/`NotFound` for damaged or absent
+    /// files.
     pub fn restore(&self, session: &Session, prefix: impl AsRef<Path>) -> Result<()> {
         let prefix = prefix.as_ref();
         let reader = CheckpointReader::open(prefix).map_err(|e| {
-            if e.code == Code::NotFound {
+            // (a directory's own NotFound names its checkpoints or its stale state file)
+            if e.code == Code::NotFound && !prefix.is_dir() {
                 missing_checkpoint_error(prefix, &index_path(prefix), &self.hints)
             } else {
                 e
@@ -416,7 +454,14 @@ impl Saver {
         }
         if !missing.is_empty() || !mismatched.is_empty() {
             let unexpected: Vec<&String> = listed.keys().filter(|k| !self.vars.contains_key(*k)).collect();
-            return Err(restore_error(prefix, &missing, &mismatched, &unexpected, &self.hints));
+            let mut e = restore_error(prefix, &missing, &mismatched, &unexpected, &self.hints);
+            let in_ckpt = |n: &str| listed.contains_key(n);
+            if let Some(note) = restore_notes::rebuilt_model_note(&missing, in_ckpt) {
+                e.message.push_str(&note);
+            } else if let Some(note) = restore_notes::never_averaged_note(&missing, in_ckpt) {
+                e.message.push_str(&note);
+            }
+            return Err(e);
         }
         let names: Vec<&str> = self.vars.keys().map(String::as_str).collect();
         let values: Vec<Tensor> = read_tensors(&reader, &names)?;
