@@ -22,7 +22,11 @@ fn npy_header_with_unclosed_brackets_is_an_error_not_a_hang() {
         b
     };
     let e = Tensor::from_npy_bytes(&header("{'descr': [[[['<f4', 'fortran_order': False, 'shape': (), }")).unwrap_err();
-    assert!(e.message.contains("has an unclosed '['"), "{e}");
+    assert!(e.message.contains("has an unmatched '}'"), "{e}");
+    let e = Tensor::from_npy_bytes(&header("{'descr': '<f4', 'fortran_order': False, 'shape': ((), }")).unwrap_err();
+    assert!(e.message.contains("has an unmatched '}'"), "{e}");
+    let e = Tensor::from_npy_bytes(&header("{'descr': '<f4', 'fortran_order': False, 'shape': (), ")).unwrap_err();
+    assert!(e.message.contains("has an unclosed '{'"), "{e}");
     let e = Tensor::from_npy_bytes(&header("{'descr': '<f4', 'fortran_order': False, 'shape': ()), }")).unwrap_err();
     assert!(e.message.contains("has an unmatched ')'"), "{e}");
     let e = Tensor::from_npy_bytes(&header("{'descr': '<f4, 'fortran_order': False, 'shape': (), }")).unwrap_err();

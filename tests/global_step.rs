@@ -47,8 +47,8 @@ fn the_global_step_is_tensorflows() {
         (gs.op_name(), gs.dtype(), gs.shape(), gs.trainable()),
         ("global_step".into(), DType::Int64, vec![], false)
     );
-    assert_eq!(g.variables_in("global_step"), [gs.clone()]);
-    assert_eq!(g.global_variables(), [gs.clone()]);
+    assert_eq!(g.variables_in("global_step"), std::slice::from_ref(&gs));
+    assert_eq!(g.global_variables(), std::slice::from_ref(&gs));
     // asked again: the same variable, no new ops
     assert_eq!(get_or_create_global_step(&g).unwrap(), gs);
     assert_eq!(g.num_ops(), 4);

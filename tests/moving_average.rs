@@ -193,7 +193,7 @@ fn a_variable_never_averaged_is_named() {
         .variable_with("u", Default::default(), |vs| ops::constant(&vs.named("Const"), Tensor::scalar(2.0f32)))
         .unwrap();
     let ema = ExponentialMovingAverage::new(0.5);
-    ema.apply(&[v.clone()]).unwrap();
+    ema.apply(std::slice::from_ref(&v)).unwrap();
     let e = ema.average(&u).unwrap_err();
     assert_eq!(e.code, Code::NotFound);
     assert_eq!(

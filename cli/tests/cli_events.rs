@@ -38,7 +38,7 @@ fn json_and_tag_give_the_values() {
         rows.iter().map(|r| (r["step"].as_i64().unwrap(), r["value"].as_f64().unwrap())).collect();
     assert_eq!(got, [(0, 1.0), (1, 0.5), (2, 0.25)]);
     assert!(rows.iter().all(|r| r["kind"] == "scalar" && r["tag"] == "loss" && r["file"] == s(&f)));
-    let o = ok(&["events", &s(&fixture_file().parent().unwrap().to_path_buf()), "--json", "--tag", "weights"]);
+    let o = ok(&["events", &s(fixture_file().parent().unwrap()), "--json", "--tag", "weights"]);
     let h: Value = serde_json::from_str(o.stdout.trim()).unwrap();
     assert_eq!(h["kind"], "histogram");
     assert_eq!(h["value"]["num"], 16.0);

@@ -305,8 +305,9 @@ impl Plan {
                         )));
                     }
                     None => match src_item(src).and_then(|j| aliases.get(&(j, src.1))) {
-                        // a consumer of `v/read`: the value of `v` when this item runs
-                        Some(&var) if !forwards => {
+                        // a consumer of `v/read` ordered by control inputs: the value of
+                        // `v` when this item runs
+                        Some(&var) if !forwards && !node.control_inputs.is_empty() => {
                             (InputMode::ReadVar(state.var_slot(var), nodes[var].name.clone()), None)
                         }
                         _ => (InputMode::Value, None),

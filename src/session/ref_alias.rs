@@ -8,9 +8,14 @@
 //! gives the value after `update` (batch norm's UPDATE_OPS, moving averages).
 //!
 //! The plan reproduces it without sharing buffers: an `Identity` whose input is a reference
-//! variable, or another such `Identity`, is an alias of that variable, and each consumer of
-//! an alias reads the variable when it runs ([`super::plan::InputMode::ReadVar`]). A fetch
-//! of the alias itself returns the value read when the alias ran. Resource variables have
+//! variable, or another such `Identity`, is an alias of that variable, and a consumer of an
+//! alias that has control inputs (the program ordered it after something, typically an
+//! update) reads the variable when it runs ([`super::plan::InputMode::ReadVar`]). Other
+//! consumers get the value read when the alias ran: where TensorFlow's result would depend
+//! on the executor's order (an optimizer's update racing a gradient op reading `v/read`,
+//! which TF's `gate_gradients` orders and tensorgraph's gradients do not gate), they see the
+//! value before the run's updates. A fetch of the alias itself returns the value read when
+//! the alias ran. Resource variables have
 //! no aliasing in TensorFlow (a `ReadVariableOp` is a snapshot, copied on a later write), so
 //! their reads are values.
 

@@ -9,9 +9,9 @@ mod momentum;
 mod moving_averages;
 mod optimizer;
 mod saver;
+pub mod summary;
 mod while_grad;
 mod while_loops;
-pub mod summary;
 
 pub use adam::AdamOptimizer;
 pub use global_step::{get_global_step, get_or_create_global_step, global_step};

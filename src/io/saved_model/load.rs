@@ -274,12 +274,13 @@ fn check_signature_tensors(meta: &MetaGraphDef, graph: &Graph) -> Result<()> {
         for (side, map) in [("input", &def.inputs), ("output", &def.outputs)] {
             for (k, info) in map {
                 if let Some(TensorInfoEncoding::Name(name)) = &info.encoding {
-                    checks.push(
-                        graph
-                            .tensor_by_name(name)
-                            .map(|_| ())
-                            .map_err(|e| e.context(format!("{side} '{k}' of signature '{key}'"))),
-                    );
+                    // TF2's init-op signature names an op (`NoOp`), which its loader runs
+                    let found = if key == INIT_OP_SIGNATURE_KEY {
+                        graph.operation_by_name(name.split(':').next().unwrap_or(name)).map(|_| ())
+                    } else {
+                        graph.tensor_by_name(name).map(|_| ())
+                    };
+                    checks.push(found.map_err(|e| e.context(format!("{side} '{k}' of signature '{key}'"))));
                 }
             }
         }
