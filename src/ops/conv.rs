@@ -234,6 +234,15 @@ impl Geom {
     fn kx_range(&self, ox: usize) -> std::ops::Range<usize> {
         window_range(ox * self.sw, self.pl, self.w, self.kw)
     }
+    /// The offsets in an NHWC input of the first channel of each pixel of the window of
+    /// output (`n`, `oy`, `ox`) inside the input, row by row: what pooling loops over.
+    fn window(&self, n: usize, oy: usize, ox: usize) -> impl Iterator<Item = usize> + '_ {
+        self.ky_range(oy).filter_map(move |ky| self.iy(oy, ky)).flat_map(move |iy| {
+            self.kx_range(ox)
+                .filter_map(move |kx| self.ix(ox, kx))
+                .map(move |ix| ((n * self.h + iy) * self.w + ix) * self.c)
+        })
+    }
 }
 
 /// The `k` in `0..size` with `start + k - pad` in `0..input`.
@@ -773,16 +782,11 @@ fn max_pool_kernel<T: Num>(x: &Tensor, g: &Geom) -> Result<Tensor> {
     parallel::for_rows(&mut out, g.ow * c, work, |r, row| {
         let (n, oy) = (r / g.oh, r % g.oh);
         for (ox, acc) in row.chunks_mut(c.max(1)).enumerate() {
-            for ky in g.ky_range(oy) {
-                let Some(iy) = g.iy(oy, ky) else { continue };
-                for kx in g.kx_range(ox) {
-                    let Some(ix) = g.ix(ox, kx) else { continue };
-                    let s = ((n * g.h + iy) * g.w + ix) * c;
-                    for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
-                        // NaN propagates
-                        if v > *a || v.partial_cmp(&v).is_none() {
-                            *a = v;
-                        }
+            for s in g.window(n, oy, ox) {
+                for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
+                    // NaN propagates
+                    if v > *a || v.partial_cmp(&v).is_none() {
+                        *a = v;
                     }
                 }
             }
@@ -806,14 +810,9 @@ fn avg_pool_kernel<T: Float>(x: &Tensor, g: &Geom) -> Result<Tensor> {
     parallel::for_rows(&mut out, g.ow * c, work, |r, row| {
         let (n, oy) = (r / g.oh, r % g.oh);
         for (ox, acc) in row.chunks_mut(c.max(1)).enumerate() {
-            for ky in g.ky_range(oy) {
-                let Some(iy) = g.iy(oy, ky) else { continue };
-                for kx in g.kx_range(ox) {
-                    let Some(ix) = g.ix(ox, kx) else { continue };
-                    let s = ((n * g.h + iy) * g.w + ix) * c;
-                    for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
-                        *a += v;
-                    }
+            for s in g.window(n, oy, ox) {
+                for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
+                    *a += v;
                 }
             }
             let cnt = T::from_f64(window_count(g, oy, ox).max(1) as f64);
@@ -918,14 +917,9 @@ fn max_pool_grad<T: Num>(x: &Tensor, dy: &Tensor, g: &Geom) -> Result<Tensor> {
             for ox in 0..g.ow {
                 for ch in 0..c {
                     let mut best: Option<(usize, T)> = None;
-                    for ky in g.ky_range(oy) {
-                        let Some(iy) = g.iy(oy, ky) else { continue };
-                        for kx in g.kx_range(ox) {
-                            let Some(ix) = g.ix(ox, kx) else { continue };
-                            let i = ((n * g.h + iy) * g.w + ix) * c + ch;
-                            if best.is_none_or(|(_, b)| xv[i] > b) {
-                                best = Some((i, xv[i]));
-                            }
+                    for i in g.window(n, oy, ox).map(|s| s + ch) {
+                        if best.is_none_or(|(_, b)| xv[i] > b) {
+                            best = Some((i, xv[i]));
                         }
                     }
                     if let Some((i, _)) = best {
@@ -949,14 +943,9 @@ fn avg_pool_grad<T: Float>(_: &Tensor, dy: &Tensor, g: &Geom) -> Result<Tensor> 
             for ox in 0..g.ow {
                 let cnt = T::from_f64(window_count(g, oy, ox).max(1) as f64);
                 let o = ((n * g.oh + oy) * g.ow + ox) * c;
-                for ky in g.ky_range(oy) {
-                    let Some(iy) = g.iy(oy, ky) else { continue };
-                    for kx in g.kx_range(ox) {
-                        let Some(ix) = g.ix(ox, kx) else { continue };
-                        let s = ((n * g.h + iy) * g.w + ix) * c;
-                        for ch in 0..c {
-                            dx[s + ch] += dv[o + ch] / cnt;
-                        }
+                for s in g.window(n, oy, ox) {
+                    for ch in 0..c {
+                        dx[s + ch] += dv[o + ch] / cnt;
                     }
                 }
             }
