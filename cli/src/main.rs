@@ -201,51 +201,7 @@ enum Command {
     },
     /// Run a model once: feed .npy files, fetch tensors, print them or write .npy files.
     #[command(after_help = RUN_HELP)]
-    Run {
-        /// The model: a frozen .pb / .pbtxt GraphDef, a .meta meta graph (read by content), or
-        /// a checkpoint prefix or directory with its PREFIX.meta beside it.
-        model: PathBuf,
-        /// Checkpoint to restore into a .meta model (prefix or directory).
-        #[arg(long)]
-        ckpt: Option<PathBuf>,
-        /// NAME=FILE.npy: feed tensor NAME (or NAME:0) from a .npy file; repeatable.
-        #[arg(long = "feed", value_name = "NAME=FILE.npy")]
-        feeds: Vec<String>,
-        /// Tensor to fetch (NAME:0); repeatable.
-        #[arg(long = "fetch", value_name = "NAME:0", required_unless_present_any = ["signature", "inputs", "outputs", "tags"])]
-        fetches: Vec<String>,
-        /// SavedModel: the signature to run (default serving_default).
-        #[arg(long)]
-        signature: Option<String>,
-        /// SavedModel: a tag of the meta graph to load (default serve); repeatable for a tag set.
-        #[arg(long = "tag", value_name = "TAG")]
-        tags: Vec<String>,
-        /// SavedModel: KEY=FILE.npy feeds the signature's input KEY; repeatable.
-        #[arg(long = "input", value_name = "KEY=FILE.npy")]
-        inputs: Vec<String>,
-        /// SavedModel: an output key to print (default: every output); repeatable.
-        #[arg(long = "output", value_name = "KEY")]
-        outputs: Vec<String>,
-        /// Write each fetched tensor to DIR/<sanitized name>.npy.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        /// Threads one op may split its work over (ConfigProto's intra_op_parallelism_threads;
-        /// 0 = one per core, the default).
-        #[arg(long, value_name = "N")]
-        threads: Option<usize>,
-        /// Replace files under --out even when they are inputs or not .npy files.
-        #[arg(long)]
-        force: bool,
-        /// Trace the run (TensorFlow's RunOptions FULL_TRACE) and print, on stderr, the
-        /// nodes and op types that took longest and the run's peak memory.
-        #[arg(long)]
-        profile: bool,
-        #[command(flatten)]
-        restore: RestoreArgs,
-    },
+    Run(run::RunArgs),
     /// Print the events of TensorBoard event files: a file, or every events.out.tfevents.*
     /// file under a directory (a log directory and its runs).
     #[command(after_help = EVENTS_HELP)]
@@ -286,26 +242,8 @@ enum Command {
         #[arg(long)]
         force: bool,
         #[command(flatten)]
-        restore: RestoreArgs,
+        restore: restore::RestoreFlags,
     },
-}
-
-/// How `run` and `freeze` restore the checkpoint.
-#[derive(clap::Args)]
-struct RestoreArgs {
-    /// Restore only the trainable variables (not the optimizer's slots).
-    #[arg(long)]
-    trainable_only: bool,
-    /// Restore graph variable GRAPH_NAME from the checkpoint's CKPT_NAME; repeatable;
-    /// old_scope/=new_scope/ maps every variable under a scope.
-    #[arg(long = "map", value_name = "CKPT_NAME=GRAPH_NAME")]
-    map: Vec<String>,
-}
-
-impl RestoreArgs {
-    fn flags(self) -> restore::RestoreFlags {
-        restore::RestoreFlags { trainable_only: self.trainable_only, map: self.map }
-    }
 }
 
 fn main() -> ExitCode {
@@ -321,38 +259,7 @@ fn main() -> ExitCode {
         Command::Inspect { ckpt, json, .. } if saved_model::is_saved_model(&ckpt) => saved_model::inspect(&ckpt, json),
         Command::Inspect { ckpt, values, json } => inspect::run(&inspect::InspectArgs { ckpt, values, json }),
         Command::Diff { a, b, json } => diff::run(&diff::DiffArgs { a, b, json }),
-        Command::Run {
-            model,
-            ckpt,
-            feeds,
-            fetches,
-            signature,
-            tags,
-            inputs,
-            outputs,
-            out,
-            json,
-            threads,
-            force,
-            profile,
-            restore,
-        } => {
-            let args = run::RunArgs {
-                model,
-                ckpt,
-                feeds,
-                fetches,
-                signature,
-                tags,
-                inputs,
-                outputs,
-                out,
-                json,
-                threads,
-                force,
-                profile,
-                restore: restore.flags(),
-            };
+        Command::Run(args) => {
             if saved_model::is_saved_model(&args.model) {
                 saved_model::run(&args)
             } else {
@@ -361,16 +268,7 @@ fn main() -> ExitCode {
         }
         Command::Events { path, json, tag } => events::run(&events::EventsArgs { path, json, tag }),
         Command::Freeze { meta, ckpt, outputs, output, as_text, binary, force, restore } => {
-            freeze::run(&freeze::FreezeArgs {
-                meta,
-                ckpt,
-                outputs,
-                output,
-                as_text,
-                binary,
-                force,
-                restore: restore.flags(),
-            })
+            freeze::run(&freeze::FreezeArgs { meta, ckpt, outputs, output, as_text, binary, force, restore })
         }
     };
     match result {

@@ -8,12 +8,14 @@ use tensorgraph::train::{RestoreHints, Saver};
 use tensorgraph::{Session, Variable};
 
 /// How `run` and `freeze` restore: `--trainable-only` and `--map`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct RestoreFlags {
-    /// Restore only the trainable variables (the model's, not the optimizer's).
+    /// Restore only the trainable variables (not the optimizer's slots).
+    #[arg(long)]
     pub trainable_only: bool,
-    /// `CKPT_NAME=GRAPH_NAME` pairs: the graph's variable `GRAPH_NAME` is restored from the
-    /// checkpoint's `CKPT_NAME`; both ending in `/` map every variable under the scope.
+    /// Restore graph variable GRAPH_NAME from the checkpoint's CKPT_NAME; repeatable;
+    /// old_scope/=new_scope/ maps every variable under a scope.
+    #[arg(long = "map", value_name = "CKPT_NAME=GRAPH_NAME")]
     pub map: Vec<String>,
 }
 

@@ -18,37 +18,51 @@ use tensorgraph::io::model_file::checkpoint_form;
 use tensorgraph::tensor::fmt_dims;
 use tensorgraph::{Code, DType, Graph, Operation, Output, Session, Tensor};
 
-/// Arguments of `tensorgraph run`.
+/// Arguments of `tensorgraph run` (their doc comments are its `--help`).
+#[derive(clap::Args)]
 pub struct RunArgs {
-    /// The model: `.pb` / `.pbtxt` GraphDef or `.meta` MetaGraphDef, or a checkpoint (prefix,
-    /// directory or one of its files) with its `PREFIX.meta` beside it.
+    /// The model: a frozen .pb / .pbtxt GraphDef, a .meta meta graph (read by content), or
+    /// a checkpoint prefix or directory with its PREFIX.meta beside it.
     pub model: PathBuf,
-    /// A checkpoint to restore (`.meta` models only): prefix or directory.
+    /// Checkpoint to restore into a .meta model (prefix or directory).
+    #[arg(long)]
     pub ckpt: Option<PathBuf>,
-    /// `NAME=FILE.npy` feeds.
+    /// NAME=FILE.npy: feed tensor NAME (or NAME:0) from a .npy file; repeatable.
+    #[arg(long = "feed", value_name = "NAME=FILE.npy")]
     pub feeds: Vec<String>,
-    /// SavedModel: the signature key (default `serving_default`).
-    pub signature: Option<String>,
-    /// SavedModel: the tag set (default `serve`).
-    pub tags: Vec<String>,
-    /// SavedModel: `KEY=FILE.npy` inputs of the signature.
-    pub inputs: Vec<String>,
-    /// SavedModel: output keys (default: all).
-    pub outputs: Vec<String>,
-    /// Tensor names to fetch (`probs:0`); a bare op name fetches output 0, or runs the op
-    /// when it has no outputs.
+    /// Tensor to fetch (NAME:0); repeatable.
+    #[arg(long = "fetch", value_name = "NAME:0", required_unless_present_any = ["signature", "inputs", "outputs", "tags"])]
     pub fetches: Vec<String>,
-    /// Directory to write each fetched tensor to as `<sanitized name>.npy`.
+    /// SavedModel: the signature to run (default serving_default).
+    #[arg(long)]
+    pub signature: Option<String>,
+    /// SavedModel: a tag of the meta graph to load (default serve); repeatable for a tag set.
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// SavedModel: KEY=FILE.npy feeds the signature's input KEY; repeatable.
+    #[arg(long = "input", value_name = "KEY=FILE.npy")]
+    pub inputs: Vec<String>,
+    /// SavedModel: an output key to print (default: every output); repeatable.
+    #[arg(long = "output", value_name = "KEY")]
+    pub outputs: Vec<String>,
+    /// Write each fetched tensor to DIR/<sanitized name>.npy.
+    #[arg(long)]
     pub out: Option<PathBuf>,
     /// Print JSON instead of text.
+    #[arg(long)]
     pub json: bool,
-    /// `--threads N`: intra-op threads of the session (`None`: the default, one per core).
+    /// Threads one op may split its work over (ConfigProto's intra_op_parallelism_threads;
+    /// 0 = one per core, the default).
+    #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Replace files under `out` even when they are inputs or files of another kind.
+    /// Replace files under --out even when they are inputs or not .npy files.
+    #[arg(long)]
     pub force: bool,
-    /// Trace the run and print its profile on stderr ([`crate::profile::profile_text`]).
+    /// Trace the run (TensorFlow's RunOptions FULL_TRACE) and print, on stderr, the
+    /// nodes and op types that took longest and the run's peak memory.
+    #[arg(long)]
     pub profile: bool,
-    /// How to restore (`--trainable-only`, `--map`).
+    #[command(flatten)]
     pub restore: RestoreFlags,
 }
 
