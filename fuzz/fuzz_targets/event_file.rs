@@ -1,6 +1,6 @@
 //! A TensorBoard event file (TFRecord framing of `Event`s) from the input: find it in its log
 //! directory, read every record, and decode what each event carries: the summary values'
-//! tensors (`TensorProto::to_tensor`, then as numbers as `tensorgraph events` shows them), the
+//! tensors (`TensorProto::to_tensor`, then as numbers when `tensorgraph events` shows them so), the
 //! serialized GraphDef and MetaGraphDef.
 //!
 //! Each input is read twice: as it is (the framing and its checksums), and with its records'
@@ -42,8 +42,11 @@ fn read_log(data: &[u8]) {
                 Some(EventKind::Summary(summary)) => {
                     for value in &summary.value {
                         if let Some(SummaryKind::Tensor(t)) = &value.value {
+                            // as `tensorgraph events` shows them: as numbers up to 2^20 elements
                             if let Ok(t) = t.to_tensor() {
-                                let _ = t.to_f64_vec();
+                                if t.num_elements() <= 1 << 20 {
+                                    let _ = t.to_f64_vec();
+                                }
                             }
                         }
                     }
