@@ -38,6 +38,11 @@ fn value_json(v: &SummaryValue) -> Value {
             "image",
             json!({"height": i.height, "width": i.width, "colorspace": i.colorspace, "png_bytes": i.encoded_image_string.len()}),
         ),
+        Some(SummaryKind::Tensor(t)) if !showable(t) => {
+            // a short value list may stand for a large shape (a splat): expanding it to show
+            // it would allocate up to 1 GiB, and 8 times that as numbers, from a few bytes
+            ("tensor", json!({"shape": shape_of(t), "elements": elements(t), "values": "not shown"}))
+        }
         Some(SummaryKind::Tensor(t)) => {
             let strings: Vec<String> = t.string_val.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect();
             match t.to_tensor().ok().and_then(|t| t.to_f64_vec().ok()) {
@@ -55,6 +60,19 @@ fn value_json(v: &SummaryValue) -> Value {
         o["plugin"] = json!(p.plugin_name);
     }
     o
+}
+
+/// The most elements of a tensor summary that are shown as values (8 MiB as f64).
+const MAX_SHOWN_ELEMENTS: i64 = 1 << 20;
+
+/// The number of elements of `t`'s shape; `None` when it overflows.
+fn elements(t: &tensorgraph::format::proto::TensorProto) -> Option<i64> {
+    shape_of(t).iter().try_fold(1i64, |n, &d| n.checked_mul(d.max(0)))
+}
+
+/// Whether `t`'s values are few enough to show (see [`MAX_SHOWN_ELEMENTS`]).
+fn showable(t: &tensorgraph::format::proto::TensorProto) -> bool {
+    elements(t).is_some_and(|n| n <= MAX_SHOWN_ELEMENTS)
 }
 
 fn shape_of(t: &tensorgraph::format::proto::TensorProto) -> Vec<i64> {

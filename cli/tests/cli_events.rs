@@ -87,3 +87,17 @@ fn a_corrupt_file_and_a_path_without_events_are_errors() {
     fails(&["events", &s(empty.path())], "no event files");
     fails(&["events", "/nonexistent/logs"], "/nonexistent/logs");
 }
+
+/// Found by the `event_file` fuzz target (FUZZING.md): a 42-byte event file whose tensor
+/// summary is one bool for a shape of 2^30 made `events` expand it (1 GiB) and then convert
+/// it to numbers (an 8 GiB allocation). Large tensors are shown by shape and element count.
+#[test]
+fn a_tensor_summary_too_large_to_show_is_shown_by_its_shape() {
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/fuzz/event_bool_splat_1gib.tfevents");
+    let o = ok(&["events", &s(&f), "--json"]);
+    let row: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(row["kind"], "tensor");
+    assert_eq!(row["tag"], "t");
+    assert_eq!(row["step"], 1);
+    assert_eq!(row["value"], serde_json::json!({"shape": [1073741824], "elements": 1073741824, "values": "not shown"}));
+}

@@ -1,5 +1,6 @@
 //! A binary GraphDef from the input: decode, import into a new graph, export again.
 #![no_main]
+mod common;
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
 use tensorgraph::format::proto::GraphDef;

@@ -1,5 +1,6 @@
 //! A text-format GraphDef (`.pbtxt`) from the input: parse, import, print again.
 #![no_main]
+mod common;
 use libfuzzer_sys::fuzz_target;
 use tensorgraph::format::proto::text::{graph_def_from_text, graph_def_to_text, meta_graph_def_from_text};
 use tensorgraph::io::graph_def::{import_graph_def, ImportGraphDefOptions};

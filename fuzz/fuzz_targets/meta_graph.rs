@@ -1,6 +1,7 @@
 //! A binary MetaGraphDef (`.meta`) from the input: decode and import (graph, collections,
 //! SaverDef), as `import_meta_graph` does.
 #![no_main]
+mod common;
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
 use tensorgraph::format::proto::MetaGraphDef;

@@ -1,5 +1,6 @@
 //! A `.npy` file from the input (header, dtype, shape, data).
 #![no_main]
+mod common;
 use libfuzzer_sys::fuzz_target;
 use tensorgraph::Tensor;
 

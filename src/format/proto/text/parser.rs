@@ -45,8 +45,18 @@ fn tokenize(text: &str) -> Result<Vec<Token>> {
     let src = text.as_bytes();
     let mut toks = Vec::new();
     let (mut i, mut line, mut line_start) = (0usize, 1usize, 0usize);
-    // Columns count characters (not bytes), from 1.
-    let col_of = |i: usize, line_start: usize| text[line_start..i].chars().count() + 1;
+    // Columns count characters (not bytes), from 1. They are counted on from the last
+    // position asked for, so a long line costs linear time (counting from the line's start
+    // at every byte made a single-line file of n bytes take n²/2 steps).
+    let (mut seen, mut seen_col) = (0usize, 1usize);
+    let mut col_of = |i: usize, line_start: usize| {
+        if seen < line_start {
+            (seen, seen_col) = (line_start, 1);
+        }
+        seen_col += text[seen..i].chars().count();
+        seen = i;
+        seen_col
+    };
     while i < src.len() {
         let c = src[i];
         let col = col_of(i, line_start);
