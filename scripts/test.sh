@@ -8,4 +8,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo test --release --workspace --all-targets
 # --all-targets leaves out doctests: the README (the crate's front page) and the docs' examples
 cargo test --release --doc -p tensorgraph
+# the rustdoc README points users to builds (src/lib.rs denies broken intra-doc links)
+cargo doc --no-deps -p tensorgraph
 bash interop/run.sh

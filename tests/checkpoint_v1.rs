@@ -223,3 +223,53 @@ fn save_refuses_an_empty_path_a_directory_and_a_file_name() {
     assert_eq!(std::fs::read_dir(d).unwrap().count(), 0, "nothing written");
     assert!(g.operation_by_name("save/Const").is_err(), "no save ops added by a refused save");
 }
+
+#[test]
+fn a_missing_checkpoint_path_is_named_as_given_with_the_checkpoints_beside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // a V1 checkpoint has no .index: `X.index` names the file to pass, not `X.index.index`
+    let v1 = d.join("model.ckpt-1000");
+    std::fs::copy(v1_file(), &v1).unwrap();
+    let given = d.join("model.ckpt-1000.index");
+    let e = CheckpointReader::open(&given).unwrap_err();
+    assert_eq!(e.code, Code::NotFound);
+    assert_eq!(
+        e.message,
+        format!(
+            "checkpoint {} not found: {} does not exist; {} is a V1 checkpoint (one file, without .index or .data \
+             files): pass {}",
+            given.display(),
+            given.display(),
+            v1.display(),
+            v1.display()
+        )
+    );
+    // a data file name whose checkpoint does not exist: the prefix it stands for
+    let data = d.join("other.ckpt.data-00000-of-00001");
+    let e = CheckpointReader::open(&data).unwrap_err();
+    assert_eq!(
+        e.message,
+        format!(
+            "checkpoint {} not found: {} does not exist (a V2 checkpoint's files are PREFIX.index and PREFIX.data-*; \
+             here PREFIX would be {})",
+            data.display(),
+            data.display(),
+            d.join("other.ckpt").display()
+        )
+    );
+    // a prefix without its global step: the checkpoints whose names start with it
+    let p = v2(d, 3);
+    let e = CheckpointReader::open(d.join("model.ckpt")).unwrap_err();
+    assert_eq!(
+        e.message,
+        format!(
+            "checkpoint {} not found: {} does not exist (a V2 checkpoint prefix names the files PREFIX.index and \
+             PREFIX.data-*); checkpoints beside it: {}, {}",
+            d.join("model.ckpt").display(),
+            d.join("model.ckpt.index").display(),
+            v1.display(),
+            p.display()
+        )
+    );
+}

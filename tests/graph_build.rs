@@ -208,3 +208,29 @@ fn huge_allocations_are_resource_exhausted_not_aborts() {
     let e = sess.set_variable_value(&one.op(), Tensor::scalar(2f32)).unwrap_err();
     assert!(e.message.contains("is a Const op, not a variable"), "{e}");
 }
+
+/// A name not in the graph comes with the closest names there (a typo), as `tensor_by_name`
+/// and `operation_by_name` say it.
+#[test]
+fn a_misspelt_name_suggests_the_closest_names() {
+    let g = tensorgraph::Graph::new();
+    let root = g.scope();
+    let x = tensorgraph::ops::placeholder(&root.named("x"), tensorgraph::DType::Float, [None]).unwrap();
+    tensorgraph::ops::identity(&root.named("probs"), &x).unwrap();
+    tensorgraph::ops::identity(&root.named("logits"), &x).unwrap();
+    let e = g.tensor_by_name("prob:0").unwrap_err();
+    assert_eq!(e.code, tensorgraph::Code::NotFound);
+    assert_eq!(
+        e.message,
+        "The name 'prob:0' refers to a Tensor which does not exist. The operation, 'prob', does not exist in the graph. Did you mean 'probs:0'?"
+    );
+    assert_eq!(
+        g.operation_by_name("logit").unwrap_err().message,
+        "The name 'logit' refers to an Operation not in the graph. Did you mean 'logits'?"
+    );
+    // nothing close: no suggestion
+    assert_eq!(
+        g.tensor_by_name("softmax:0").unwrap_err().message,
+        "The name 'softmax:0' refers to a Tensor which does not exist. The operation, 'softmax', does not exist in the graph."
+    );
+}

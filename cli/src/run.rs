@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use tensorgraph::format::checkpoint::meta_graph_path;
 use tensorgraph::format::proto::{RunOptions, TraceLevel};
-use tensorgraph::io::model_file::checkpoint_form;
+use tensorgraph::io::model_file::{checkpoint_form, detect, ModelFileKind};
 use tensorgraph::tensor::fmt_dims;
 use tensorgraph::{Code, DType, Graph, Operation, Output, Session, Tensor};
 
@@ -110,10 +110,15 @@ fn resolve_fetch(graph: &Graph, model: &Path, name: &str) -> Result<Fetch, Strin
 }
 
 /// The model file and checkpoint to run: MODEL and `--ckpt`, or, for a MODEL that is a
-/// checkpoint (prefix, directory, `.index`, `.data-*` or state file), its `PREFIX.meta`
+/// checkpoint (prefix, directory, `.index`, `.data-*`, state file or V1 file), its `PREFIX.meta`
 /// restored from it (`--ckpt` still wins). Errors: a checkpoint without a `.meta` beside it.
 fn model_and_checkpoint(args: &RunArgs) -> Result<(PathBuf, Option<PathBuf>), String> {
-    let Some(kind) = checkpoint_form(&args.model) else { return Ok((args.model.clone(), args.ckpt.clone())) };
+    let kind = match checkpoint_form(&args.model) {
+        Some(kind) => kind,
+        // a V1 checkpoint file (`model.ckpt-1000`, with `model.ckpt-1000.meta` beside it)
+        None if matches!(detect(&args.model), Ok(ModelFileKind::V1Checkpoint)) => ModelFileKind::V1Checkpoint,
+        None => return Ok((args.model.clone(), args.ckpt.clone())),
+    };
     let (prefix, _) = resolve_checkpoint(&args.model)?;
     let meta = meta_graph_path(&prefix);
     if !meta.is_file() {

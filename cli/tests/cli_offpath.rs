@@ -91,6 +91,31 @@ fn fails_exactly(args: &[&str], want: &str) {
     assert_eq!(o.stderr, format!("error: {want}\n"));
 }
 
+/// `tensorgraph run PREFIX` of a V1 checkpoint (`model.ckpt-1000` with `model.ckpt-1000.meta`
+/// beside it, as `Saver(write_version=V1).save` writes) runs its meta graph restored from
+/// it, as for a V2 prefix.
+#[test]
+fn run_takes_a_v1_checkpoint_with_its_meta_graph_beside_it() {
+    use tensorgraph::train::Saver;
+    use tensorgraph::{ops, DType, Graph, Session};
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = tmp.path().join("model.ckpt-1000");
+    std::fs::copy(repo_root().join("tests/data/legacy/v1_slices.ckpt"), &v1).unwrap();
+    // the graph it was saved from: `a` [2, 3] (the file holds [[1, 2, 3], [4, 5, 6]]) and a*2
+    let g = Graph::new();
+    let root = g.scope();
+    let a = root.get_variable("a", [2, 3], DType::Float, tensorgraph::init::zeros()).unwrap();
+    ops::mul(&root.named("twice"), &a, &ops::constant(&root, Tensor::scalar(2f32)).unwrap()).unwrap();
+    let sess = Session::new(&g).unwrap();
+    sess.run_targets(&[&root.global_variables_initializer().unwrap()]).unwrap();
+    let saved = Saver::new(&g).unwrap().save(&sess, tmp.path().join("v2")).unwrap();
+    std::fs::rename(tensorgraph::format::checkpoint::meta_graph_path(&saved), tmp.path().join("model.ckpt-1000.meta"))
+        .unwrap();
+    let o = tg(&["run", &s(&v1), "--fetch", "twice:0"]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_eq!(o.stdout, "twice:0  float32  [2, 3]\n  [[2.0, 4.0, 6.0], [8.0, 10.0, 12.0]]\n");
+}
+
 #[test]
 fn files_that_are_not_models_are_named_for_what_they_are() {
     let tmp = tempfile::tempdir().unwrap();
@@ -101,7 +126,9 @@ fn files_that_are_not_models_are_named_for_what_they_are() {
     assert_eq!(o.stdout, "a  float32    [2, 3]\ni  int64      [2]\np  float32    [4, 2]\ns  string     [2]\n");
     fails_exactly(
         &["run", &v1, "--fetch", "a:0"],
-        &format!("InvalidArgument: MODEL {v1} is {V1}, not a model; {V1_ADVICE}"),
+        &format!(
+            "InvalidArgument: MODEL {v1} is {V1}, and its meta graph {v1}.meta does not exist; give the model's .meta, .pb or .pbtxt file, and the checkpoint to --ckpt"
+        ),
     );
     let o = tg(&["diff", &v1, &v1]);
     assert_eq!(o.code, Some(0), "{}", o.stderr);

@@ -198,18 +198,31 @@ impl Graph {
     }
 
     /// ` Did you mean 'import/probs:0'?` when ops whose name ends in `/<op>` exist (the
-    /// same op under a prefix, as `import_graph_def` adds one), with `suffix` (`:0`)
-    /// appended to each; empty when there are none.
+    /// same op under a prefix, as `import_graph_def` adds one), else the (up to 3) names
+    /// closest to `op` by edit distance (at most a third of its length: `probs` for
+    /// `prob`), with `suffix` (`:0`) appended to each; empty when there are none.
     fn similar_names(&self, op: &str, suffix: &str) -> String {
         let tail = format!("/{op}");
-        let found: Vec<String> = self
-            .read()
+        let g = self.read();
+        let mut found: Vec<String> = g
             .nodes
             .iter()
             .filter(|n| n.name.ends_with(&tail))
             .take(4)
             .map(|n| format!("'{}{suffix}'", n.name))
             .collect();
+        if found.is_empty() {
+            // a typo: the names within an edit distance of a third of the name (at least 1)
+            let limit = (op.chars().count() / 3).max(1);
+            let mut near: Vec<(usize, &str)> = g
+                .nodes
+                .iter()
+                .map(|n| (strsim::levenshtein(op, &n.name), n.name.as_str()))
+                .filter(|&(d, _)| d <= limit)
+                .collect();
+            near.sort();
+            found = near.iter().take(3).map(|(_, n)| format!("'{n}{suffix}'")).collect();
+        }
         match found.as_slice() {
             [] => String::new(),
             [one] if one.starts_with("'import/") => format!(

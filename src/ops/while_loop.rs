@@ -61,7 +61,7 @@ impl Default for WhileOptions {
 /// the cond becomes `while/Less` of it `LogicalAnd` the user's and the body starts with
 /// `while/add` (counter + 1). A TensorArray goes round a loop as its `flow` (a loop
 /// variable) while its handle is read from outside. Loops nest, and a loop may be built
-/// inside a [`crate::ops::cond`] branch (and a cond inside a loop's body).
+/// inside a [`crate::ops::cond()`] branch (and a cond inside a loop's body).
 ///
 /// Errors: `InvalidArgument` for no loop variables, a `cond` result that is not a bool
 /// scalar, a `body` returning a different number of tensors or other dtypes, a loop

@@ -80,6 +80,54 @@ pub fn resolve_checkpoint_prefix(path: impl AsRef<Path>) -> Result<PathBuf> {
     Ok(path.to_path_buf())
 }
 
+/// The `NotFound` message for a checkpoint path `prefix` that names no checkpoint (its
+/// `.index` is missing and it is no V1 file). A path ending in `.index` or `.data-*` is
+/// named as given (not `X.index.index`), with the V1 file `X` to pass when that exists; any
+/// other prefix lists the checkpoints beside it whose names start with its file name
+/// (`model.ckpt` when only `model.ckpt-1000` exists), so the user sees what to pass.
+pub fn missing_checkpoint_message(prefix: &Path) -> String {
+    let shown = prefix.display();
+    if let Some(stem) = strip_checkpoint_suffix(prefix) {
+        return if stem.is_file() {
+            format!(
+                "checkpoint {shown} not found: {shown} does not exist; {} is a V1 checkpoint (one file, without \
+                 .index or .data files): pass {}",
+                stem.display(),
+                stem.display()
+            )
+        } else {
+            format!(
+                "checkpoint {shown} not found: {shown} does not exist (a V2 checkpoint's files are PREFIX.index and \
+                 PREFIX.data-*; here PREFIX would be {})",
+                stem.display()
+            )
+        };
+    }
+    let mut message = format!(
+        "checkpoint {shown} not found: {} does not exist (a V2 checkpoint prefix names the files PREFIX.index and \
+         PREFIX.data-*)",
+        index_path(prefix).display()
+    );
+    let base = prefix.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let dir = prefix.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut near: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().to_str().map(String::from))
+                .filter(|n| !base.is_empty() && n.starts_with(base) && n.len() > base.len() && !n.ends_with(".meta"))
+                .map(|n| strip_checkpoint_suffix(Path::new(&n)).map_or(n, |s| s.display().to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    near.sort();
+    near.dedup();
+    if !near.is_empty() {
+        let shown: Vec<String> = near.iter().take(5).map(|n| prefix.with_file_name(n).display().to_string()).collect();
+        message.push_str(&format!("; checkpoints beside it: {}", shown.join(", ")));
+    }
+    message
+}
+
 /// Checks `prefix` as the prefix of a checkpoint to write (`Saver.save`'s `save_path`).
 ///
 /// Errors: `InvalidArgument` for an empty prefix, a prefix ending in a separator or naming

@@ -8,7 +8,7 @@ use super::reader_v1::{open_v1, read_v1};
 use super::slices::{scatter, slice_extents, slice_indices, slice_key};
 use super::table::read_table;
 use super::tensor_slices::TensorSliceReader;
-use super::{data_path, index_path, resolve_checkpoint_prefix};
+use super::{data_path, index_path, missing_checkpoint_message, resolve_checkpoint_prefix};
 use crate::error::{Code, Error, Result};
 use crate::format::atomic_file::io_error;
 use crate::tensor::{checked_num_elements, DType, Storage, Tensor};
@@ -151,11 +151,7 @@ impl CheckpointReader {
         }
         let bytes = std::fs::read(&index).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
-                Error::not_found(format!(
-                    "checkpoint {} not found: {index_file} does not exist (a V2 checkpoint prefix names the files \
-                     PREFIX.index and PREFIX.data-*)",
-                    prefix.display()
-                ))
+                Error::not_found(missing_checkpoint_message(&prefix))
             } else {
                 io_error(e, "cannot read checkpoint index", &index)
             }

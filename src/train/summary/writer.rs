@@ -67,8 +67,8 @@ struct Worker {
 /// everything queued is in the file; `close`, and dropping the writer, do the same and stop
 /// the thread, so no event is lost when the writer goes out of scope or `main` returns.
 /// `FileWriter::with_graph` and `add_graph` (defined with the graph export, `io`) write the
-/// graph and meta graph. `RunMetadata` step statistics: tensorgraph's session does not
-/// record them, so [`FileWriter::add_run_metadata`] writes what it is given.
+/// graph and meta graph. [`FileWriter::add_run_metadata`] writes the `RunMetadata` step
+/// statistics a traced `Session::run_with_options` returns.
 ///
 /// Errors of the writer thread (a full disk) are returned by the next `add_*`, `flush` or
 /// `close`.
@@ -198,7 +198,7 @@ impl FileWriter {
     }
 
     /// `add_run_metadata(run_metadata, tag, step)`: a serialized `RunMetadata` under `tag`.
-    /// tensorgraph's session records no step statistics, so this writes what it is given.
+    /// The step statistics come from `Session::run_with_options` with `trace_level: FullTrace`.
     pub fn add_run_metadata(&self, run_metadata: &[u8], tag: &str, step: i64) -> Result<()> {
         let t = TaggedRunMetadata { tag: tag.to_string(), run_metadata: run_metadata.to_vec() };
         self.add(EventKind::TaggedRunMetadata(t), step)
