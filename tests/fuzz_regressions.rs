@@ -3,7 +3,6 @@
 
 mod common;
 use common::repo_root;
-use std::time::{Duration, Instant};
 use tensorgraph::format::proto::text::graph_def_from_text;
 use tensorgraph::{Code, Tensor};
 
@@ -41,13 +40,13 @@ fn npy_header_with_unclosed_brackets_is_an_error_not_a_hang() {
 /// `graph_def_text` target, profiled for its slowness (90 executions a second): the
 /// tokenizer counted every byte's column from the start of its line, so a text GraphDef on
 /// one line (as `text_format.MessageToString(..., as_one_line=True)` writes it) of n bytes
-/// took n²/2 steps: minutes for 2 MB. Columns are now counted on from the last token.
+/// took n²/2 steps: minutes for 2 MB, so a return of the quadratic count makes this test hang
+/// rather than fail (no timing assertion). Columns are now counted on from the last token.
 #[test]
 fn a_text_graph_def_on_one_long_line_parses_in_linear_time() {
     let node = r#"node { name: "é" op: "NoOp" } "#;
     let n = (2 << 20) / node.len();
     let text = node.repeat(n);
-    let start = Instant::now();
     let gd = graph_def_from_text(&text).unwrap();
     assert_eq!(gd.node.len(), n);
     assert_eq!(gd.node[n - 1].name, "é");
@@ -60,5 +59,4 @@ fn a_text_graph_def_on_one_long_line_parses_in_linear_time() {
     );
     let e = graph_def_from_text(&format!("{text}\n  node {{ name: \"é\" ?")).unwrap_err();
     assert_eq!(e.message, "text format parse error at line 2, column 20: unexpected character '?'");
-    assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
 }
