@@ -14,7 +14,8 @@ directory.
 
 Checks, in graph mode with control flow v1: TensorFlow imports the GraphDef; each loop's
 outputs equal TensorFlow's own values (tests/data/while_loop/expected.json); each gradient
-built here, run by TensorFlow, equals the gradient TensorFlow computes itself.
+built here, run by TensorFlow (GRADIENT_RUNS times, in its parallel executor), equals
+the gradient TensorFlow computes itself every time.
 Prints PASS/FAIL per check and `interop: N passed, M failed`.
 """
 import json
@@ -38,15 +39,11 @@ def feed_value(v):
     return np.array(v["values"], dtype=v["dtype"]).reshape(v["shape"])
 
 
-# Gradient loops built here do not yet run reliably in TensorFlow (issue 9): tensorgraph's
-# single-threaded executor runs them to TensorFlow's gradients (tests/while_loop_grad.rs),
-# but under TensorFlow's parallel iterations the results vary from run to run ('tanh' and
-# 'capped' each failed once): the pushes and pops of the gradient stacks are probably not
-# ordered across iterations as TensorFlow's forward_sync/grad_sync order them. Until they
-# are, the gradient cases are listed as skipped, not checked.
-GRADIENTS_NOT_YET = (
-    "not yet: gradient stacks are not ordered for TensorFlow's parallel iterations (issue 9)"
-)
+# Each gradient case runs this many times in TensorFlow's parallel executor (default
+# session: inter-op threads, parallel loop iterations): the gradient stacks' pushes and
+# pops are ordered by graph edges (the counters' Add/Sub and NextIteration, b_sync), so
+# every run must give TensorFlow's gradients, whatever the schedule.
+GRADIENT_RUNS = 20
 
 
 def main():
@@ -82,18 +79,16 @@ def main():
                 return None
             c.check("loops built here run in TensorFlow to its own values (%d fetches)" % len(want["runs"]), forward)
             for case, names in sorted(grads.items()):
-                if GRADIENTS_NOT_YET:
-                    print("SKIP  gradient loop of '%s' built here: %s" % (case, GRADIENTS_NOT_YET))
-                    continue
-
                 def grad(case=case, names=names):
-                    vals = sess.run(names, feeds)
-                    for i, (v, ref) in enumerate(zip(vals, want["grads"][case]["values"])):
-                        err = close(v, ref, "%s gradient %d" % (case, i))
-                        if err:
-                            return err
+                    for run in range(GRADIENT_RUNS):
+                        vals = sess.run(names, feeds)
+                        for i, (v, ref) in enumerate(zip(vals, want["grads"][case]["values"])):
+                            err = close(v, ref, "%s gradient %d (run %d of %d)" % (case, i, run + 1, GRADIENT_RUNS))
+                            if err:
+                                return err
                     return None
-                c.check("gradient loop of '%s' built here runs in TensorFlow to TensorFlow's gradients" % case, grad)
+                c.check("gradient loop of '%s' built here runs in TensorFlow to TensorFlow's gradients (%d runs)"
+                        % (case, GRADIENT_RUNS), grad)
     sys.exit(c.summary())
 
 

@@ -149,7 +149,8 @@ def build():
     nest2_y = tf.identity(n2, name="nest2_y")
     return [("tanh", tanh_y, [W, x0]), ("gru", gru_y, [xs] + ws), ("nest2", nest2_y, [w, x]),
             ("sum", tf.get_default_graph().get_tensor_by_name("sum/Exit_1:0"), [x]),
-            ("capped", tf.get_default_graph().get_tensor_by_name("capped/Exit_2:0"), [x])]
+            ("capped", tf.get_default_graph().get_tensor_by_name("capped/Exit_2:0"), [x]),
+            ("nested", tf.get_default_graph().get_tensor_by_name("nested/Exit_1:0"), [x])]
 
 
 def main():

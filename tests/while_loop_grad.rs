@@ -10,7 +10,7 @@ use tensorgraph::format::proto::text::graph_def_from_text;
 use tensorgraph::io::graph_def::{import_graph_def, ImportGraphDefOptions};
 use tensorgraph::ops::{self, TensorArrayOptions, WhileOptions};
 use tensorgraph::train::gradients;
-use tensorgraph::{Code, DType, Graph, Output, Shape, Tensor};
+use tensorgraph::{DType, Graph, Output, Shape, Tensor};
 use while_loop_common::{assert_tf, build, data_dir, expected, run};
 
 /// Checks case `name`'s gradients on graph `g` (y and xs by name) against TensorFlow's.
@@ -30,8 +30,7 @@ fn check_case(g: &Graph, name: &str) {
 
 #[test]
 fn loop_gradients_built_here_equal_tensorflows() {
-    // not yet: "gru" (its Exit's shape is unknown here, so the Sum gradient refuses it)
-    for name in ["tanh", "sum", "capped"] {
+    for name in ["tanh", "sum", "capped", "gru", "nest2", "nested"] {
         let (g, _) = build();
         check_case(&g, name);
     }
@@ -46,13 +45,16 @@ fn gradients_of_loops_tensorflow_wrote_equal_tensorflows() {
         import_graph_def(&g, &graph_def_from_text(&text).unwrap(), &ImportGraphDefOptions::new().prefix("")).unwrap();
         g
     };
-    for name in ["sum", "capped"] {
+    // TensorFlow's GraphDef leaves the loops' output shapes unknown: the Sum gradients
+    // reshape through Shape and DynamicStitch
+    for name in ["sum", "capped", "tanh", "gru", "nest2", "nested"] {
         check_case(&imported(), name);
     }
-    // TensorFlow's GraphDef leaves the loops' output shapes unknown, and the Sum gradient
-    // here needs a known rank: start from the loop outputs, seeded with d(y)/d(output)
-    // not yet: the GRU ("gru", seeded at "hs:0" and "gru/Exit_1:0") gives other xs gradients
-    for (name, outs) in [("tanh", vec!["tanh/Exit_1:0"])] {
+    // seeded at the loop outputs with d(y)/d(output): the seeds pass through the
+    // gradients' `grad_ys_<i>` Identities, so the TensorArray gradients all have source
+    // `gradients` (named here `gradients_seed/...`, the GRU's `hs` gradient would
+    // otherwise go to another gradient TensorArray than its loop's)
+    for (name, outs) in [("tanh", vec!["tanh/Exit_1:0"]), ("gru", vec!["hs:0", "gru/Exit_1:0"])] {
         let g = imported();
         let case = &e["grads"][name];
         let ys: Vec<Output> = outs.iter().map(|o| g.tensor_by_name(o).unwrap()).collect();
@@ -156,13 +158,74 @@ fn tensor_array_rnn_gradient_matches_finite_differences() {
 }
 
 #[test]
-fn nested_loop_gradient_is_unimplemented_naming_the_loop() {
-    let (g, _) = build();
-    let y = g.tensor_by_name("nest2_y:0").unwrap();
-    let w = g.tensor_by_name("wn:0").unwrap();
-    let e = gradients(&[y], &[w], None).unwrap_err();
-    assert_eq!(e.code, Code::Unimplemented, "{e}");
-    assert!(e.message.contains("nested in while loop 'nest2/while_context'"), "{e}");
+fn nested_loop_gradient_matches_finite_differences() {
+    // outer i < 3: s = inner(s) * x, inner j < i + 1 (a trip count per outer iteration):
+    // t = tanh(t * w + j)
+    let w = common::values(2, 8, -0.9, 0.9);
+    let x = common::values(2, 9, 0.5, 1.2);
+    let s0 = common::values(2, 10, -1.0, 1.0);
+    common::check_gradients(&[(vec![2], w), (vec![2], x), (vec![2], s0)], 1e-6, |s, v| {
+        let i0 = ops::constant(s, Tensor::scalar(0i32)).unwrap();
+        let three = ops::constant(s, Tensor::scalar(3i32)).unwrap();
+        let (w, x) = (v[0].clone(), v[1].clone());
+        let r = ops::while_loop(
+            s,
+            |s, u| ops::less(s, &u[0], &three),
+            |s, u| {
+                let one = ops::constant(s, Tensor::scalar(1i32))?;
+                let i1 = ops::add(s, &u[0], &one)?;
+                let j0 = ops::constant(s, Tensor::scalar(0i32))?;
+                let inner = ops::while_loop(
+                    s,
+                    |s, t| ops::less(s, &t[0], &i1),
+                    |s, t| {
+                        let one = ops::constant(s, Tensor::scalar(1i32))?;
+                        let j = ops::cast(s, &t[0], DType::Double)?;
+                        Ok(vec![ops::add(s, &t[0], &one)?, ops::tanh(s, &ops::add(s, &ops::mul(s, &t[1], &w)?, &j)?)?])
+                    },
+                    &[j0, u[1].clone()],
+                    &WhileOptions::default(),
+                )?;
+                Ok(vec![i1, ops::mul(s, &inner[1], &x)?])
+            },
+            &[i0, v[2].clone()],
+            &WhileOptions::default(),
+        )
+        .unwrap();
+        ops::mul(s, &r[1], &r[1]).unwrap()
+    });
+}
+
+#[test]
+fn doubly_nested_loop_gradient_matches_finite_differences() {
+    // three loops deep, each level reading w from outside all of them
+    let w = common::values(3, 12, 0.3, 0.9);
+    let x0 = common::values(3, 13, -1.0, 1.0);
+    common::check_gradients(&[(vec![3], w), (vec![3], x0)], 1e-6, |s, v| {
+        let w = v[0].clone();
+        let level = |s: &tensorgraph::Scope,
+                     n: i32,
+                     x: &Output,
+                     f: &dyn Fn(&tensorgraph::Scope, &Output) -> tensorgraph::Result<Output>| {
+            let i0 = ops::constant(s, Tensor::scalar(0i32))?;
+            let n = ops::constant(s, Tensor::scalar(n))?;
+            let r = ops::while_loop(
+                s,
+                |s, u| ops::less(s, &u[0], &n),
+                |s, u| {
+                    let one = ops::constant(s, Tensor::scalar(1i32))?;
+                    Ok(vec![ops::add(s, &u[0], &one)?, f(s, &u[1])?])
+                },
+                &[i0, x.clone()],
+                &WhileOptions::default(),
+            )?;
+            Ok(r[1].clone())
+        };
+        let innermost = |s: &tensorgraph::Scope, x: &Output| ops::sigmoid(s, &ops::mul(s, x, &w)?);
+        let middle = |s: &tensorgraph::Scope, x: &Output| level(s, 2, x, &innermost);
+        let outer = |s: &tensorgraph::Scope, x: &Output| ops::add(s, &level(s, 2, x, &middle)?, &w);
+        level(s, 2, &v[1], &outer).unwrap()
+    });
 }
 
 /// For the interop suite (interop/check_while_loop.py): with `TG_WHILE_OUT=DIR`, writes
@@ -174,9 +237,6 @@ fn write_for_interop() {
     let (g, cases) = build();
     let mut names = serde_json::Map::new();
     for (name, y, xs) in &cases {
-        if *name == "nest2" || *name == "gru" {
-            continue;
-        }
         let grads = gradients(std::slice::from_ref(y), xs, None).unwrap();
         let grads: Vec<serde_json::Value> = grads.iter().map(|g| g.as_ref().unwrap().name().into()).collect();
         assert_eq!(grads.len(), e["grads"][name]["values"].as_array().unwrap().len());

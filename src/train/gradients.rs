@@ -2,7 +2,7 @@
 //! under `gradients/`, each op's part under `gradients/<op>_grad/` built by the op's own
 //! gradient function from the registry.
 
-use super::{while_grad, while_loops};
+use super::{grad_loop_state, while_grad, while_loops};
 use crate::error::{Error, Result};
 use crate::graph::{traversal, Output, Scope};
 use crate::ops::{self, GradCtx};
@@ -11,8 +11,10 @@ use std::collections::{HashMap, HashSet};
 
 /// `tf.gradients(ys, xs)`: the gradient of the sum of `ys` with respect to each of `xs`,
 /// `None` where an `x` does not affect any `y`. Ops go in a new `gradients` name scope
-/// (`gradients_1` on the next call). `grad_ys` seed the gradients of `ys` (default ones:
-/// ops `gradients/Shape`, `gradients/grad_ys_0`, `gradients/Fill`).
+/// (`gradients_1` on the next call). `grad_ys` seed the gradients of `ys`, each read
+/// through an `Identity` `gradients/grad_ys_<i>` as TensorFlow's (so a TensorArray's
+/// gradient source is `gradients` from the seed on); default ones: ops `gradients/Shape`,
+/// `gradients/grad_ys_0`, `gradients/Fill`.
 ///
 /// Errors: `InvalidArgument` when tensors come from another graph; `Unimplemented` when
 /// the path passes through an op whose gradient needs something tensorgraph lacks.
@@ -92,7 +94,10 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
     let mut pending: HashMap<(usize, usize), Vec<Output>> = HashMap::new();
     for (i, y) in ys.iter().enumerate() {
         let g = match grad_ys.and_then(|g| g.get(i)) {
-            Some(g) => g.clone(),
+            // in the gradients' name scope, as TensorFlow's `_DefaultGradYs`, so that a
+            // TensorArray gradient finds the same source (`gradients`) from the seed as
+            // from the gradients built from it
+            Some(g) => ops::identity(&root.named(&format!("grad_ys_{i}")), g)?,
             None => {
                 let shape = ops::shape(&root, y)?;
                 let one =
@@ -104,10 +109,10 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
     }
     let x_keys: HashSet<(usize, usize)> = xs.iter().map(|x| x.key()).collect();
     // order is post-order (inputs first); walk it backwards
-    let call = while_grad::GradCall { root: &root, nodes: &nodes, from_x: &from_x, loops: &loops };
+    let call = grad_loop_state::GradCall { root: &root, nodes: &nodes, from_x: &from_x, loops: &loops };
     for &id in order.iter().rev() {
         if let Some(li) = loop_at(id) {
-            for ((src, idx), g) in while_grad::loop_gradient(&call, &loops[li], &mut pending)? {
+            for ((src, idx), g) in while_grad::loop_gradient(&call, &loops[li], &mut pending, None)? {
                 if between[rep(src)] || x_keys.contains(&(src, idx)) {
                     pending.entry((src, idx)).or_default().push(g);
                 }

@@ -3,6 +3,7 @@
 
 mod adam;
 mod global_step;
+mod grad_loop_state;
 mod gradient_descent;
 mod gradients;
 mod momentum;

@@ -281,12 +281,14 @@ pub fn build() -> (Graph, Vec<Case>) {
     let nest2_y = ops::identity(&s.named("nest2_y"), &r[1]).unwrap();
     let sum_exit = g.tensor_by_name("sum/Exit_1:0").unwrap();
     let capped_exit = g.tensor_by_name("capped/Exit_2:0").unwrap();
+    let nested_exit = g.tensor_by_name("nested/Exit_1:0").unwrap();
     let cases = vec![
         ("tanh", tanh_y, vec![w, x0]),
         ("gru", gru_y, std::iter::once(xs).chain(ws).collect()),
         ("nest2", nest2_y, vec![wn, x.clone()]),
         ("sum", sum_exit, vec![x.clone()]),
-        ("capped", capped_exit, vec![x]),
+        ("capped", capped_exit, vec![x.clone()]),
+        ("nested", nested_exit, vec![x]),
     ];
     (g, cases)
 }

@@ -3,13 +3,14 @@
 //! ArgMin (attr `output_type`). Attrs are
 //! parsed and the kernel function chosen for the dtype when the session prepares the node.
 
-use super::arithmetic::{div, mul};
+use super::arithmetic::{add, div, floor_mod, mul};
 use super::compare::equal;
 use super::cumulative::cumprod;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::ops::array::{
-    broadcast_to, cast, constant, gather, int_values, ones_like, reshape, reshape_to, shape, size, stack, transpose,
+    broadcast_to, cast, constant, dynamic_stitch, fill, gather, int_values, ones_like, range_dyn, reshape, reshape_to,
+    shape, size, stack, transpose,
 };
 use crate::ops::kernels::{normalize_axes, reduce, reduced_shape, Num};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
@@ -48,7 +49,8 @@ enum Kind {
 /// empty tensor (`Min` gives the dtype's largest value, as TensorFlow), a non-bool
 /// `keep_dims` or another dtype (when the session prepares the node; `Prod`, `All` and
 /// `Any` refuse other dtypes at build time). Gradients: Sum, Mean, Max, Min and Prod as
-/// TensorFlow's (constant axes and a known input rank needed; Prod's with `Cumprod`);
+/// TensorFlow's (Prod's with `Cumprod`, needing constant axes and a known input rank; the
+/// others also for an unknown rank or computed axes, through `DynamicStitch`);
 /// none for All and Any.
 pub struct Reduce {
     op_type: &'static str,
@@ -173,11 +175,15 @@ impl RegisteredOp for Reduce {
             let n = ctx.scope.graph().node(ctx.inputs[1].op().id());
             (n.op_type == "Const").then(|| n.attr_tensor("value").ok().cloned()).flatten()
         };
+        let statically = match (xs.dims(), &axes_const) {
+            (Some(d), Some(_)) => d.iter().filter(|x| x.is_none()).count() <= 1,
+            _ => false,
+        };
+        if !statically {
+            return self.dynamic_gradient(ctx, &g);
+        }
         let (Some(dims), Some(axes)) = (xs.dims(), axes_const) else {
-            return Err(Error::unimplemented(format!(
-                "gradient of {} needs the input rank and constant reduction axes",
-                ctx.node.name
-            )));
+            return Err(Error::internal(format!("gradient of {}: static shapes vanished", ctx.node.name)));
         };
         let axes = normalize_axes(&int_values(&axes)?, dims.len())?;
         let kept: Vec<i64> = dims
@@ -185,12 +191,6 @@ impl RegisteredOp for Reduce {
             .enumerate()
             .map(|(i, d)| if axes.contains(&i) { 1 } else { d.map(|d| d as i64).unwrap_or(-1) })
             .collect();
-        if kept.iter().filter(|&&d| d == -1).count() > 1 {
-            return Err(Error::unimplemented(format!(
-                "gradient of {} with more than one unknown dimension in {}",
-                ctx.node.name, xs
-            )));
-        }
         let g_kept = if keep { g } else { reshape_to(s, &g, &kept)? };
         if self.kind == Kind::Prod {
             return Ok(vec![Some(prod_grad(s, x, &g_kept, &axes, dims.len())?), None]);
@@ -216,6 +216,72 @@ impl RegisteredOp for Reduce {
         };
         Ok(vec![Some(out), None])
     }
+}
+
+impl Reduce {
+    /// The gradient when the input's rank or the axes are known only when the graph runs
+    /// (TensorFlow's `_SumGrad` general path: the gradient reshaped to
+    /// [`reduced_shape_dyn`] and broadcast to `Shape(x)`; `_MeanGrad` divides by the
+    /// sizes' ratio, `_MinOrMaxGrad` spreads over the tied extremes). `Prod`'s gradient
+    /// needs the rank and constant axes (`Unimplemented` otherwise).
+    fn dynamic_gradient(&self, ctx: &GradCtx, g: &Output) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let x = &ctx.inputs[0];
+        let axes = &ctx.inputs[1];
+        if self.kind == Kind::Prod {
+            return Err(Error::unimplemented(format!(
+                "gradient of {} needs the input rank and constant reduction axes (input {} has shape {})",
+                ctx.node.name,
+                x.name(),
+                x.shape()
+            )));
+        }
+        let x_shape = shape(s, x)?;
+        let kept = reduced_shape_dyn(s, &x_shape, axes)?;
+        let g_kept = reshape(s, g, &kept)?;
+        let tiled = broadcast_to(s, &g_kept, &x_shape)?;
+        let out = match self.kind {
+            Kind::Mean => {
+                let n_in = cast(s, &size(s, x)?, x.dtype())?;
+                let n_out = cast(&s.named("Cast_1"), &size(&s.named("Size_1"), &ctx.outputs[0])?, x.dtype())?;
+                let factor = div(s, &n_in, &n_out)?;
+                div(&s.named("truediv_1"), &tiled, &factor)?
+            }
+            Kind::Max | Kind::Min => {
+                let y_kept = reshape(&s.named("Reshape_1"), &ctx.outputs[0], &kept)?;
+                let eq = equal(s, x, &y_kept)?;
+                let ind = cast(s, &eq, x.dtype())?;
+                let sel = s
+                    .op("Sum", "Sum")
+                    .input(&ind)
+                    .input(axes)
+                    .attr("T", x.dtype())
+                    .attr("Tidx", axes.dtype())
+                    .attr("keep_dims", true)
+                    .build_output()?;
+                mul(s, &div(s, &ind, &sel)?, &tiled)?
+            }
+            _ => tiled,
+        };
+        Ok(vec![Some(out), None])
+    }
+}
+
+/// TensorFlow's `math_ops.reduced_shape` for shapes known when the graph runs: the input's
+/// shape `input_shape` (int32 vector) with 1 on the reduced `axes` (int32/int64, a scalar
+/// or a vector, negative counting from the end), as
+/// `DynamicStitch([Range(0, rank, 1), (axes + rank) % rank], [input_shape, Fill(Shape(axes), 1)])`.
+fn reduced_shape_dyn(s: &Scope, input_shape: &Output, axes: &Output) -> Result<Output> {
+    let axes = if axes.dtype() == DType::Int32 { axes.clone() } else { cast(s, axes, DType::Int32)? };
+    let rank = size(s, input_shape)?;
+    let axes = floor_mod(s, &add(s, &axes, &rank)?, &rank)?;
+    let axes_shape = shape(s, &axes)?;
+    let one = constant(&s.named("ones/Const"), Tensor::scalar(1i32))?;
+    let ones = fill(&s.named("ones"), &axes_shape, &one)?;
+    let start = constant(&s.named("range/start"), Tensor::scalar(0i32))?;
+    let delta = constant(&s.named("range/delta"), Tensor::scalar(1i32))?;
+    let all = range_dyn(s, &start, &rank, &delta)?;
+    dynamic_stitch(s, &[all, axes], &[input_shape.clone(), ones])
 }
 
 /// TensorFlow's `_ProdGrad` for constant axes `axes` of an input of rank `rank`, from the
