@@ -167,6 +167,11 @@ impl<'p> Frames<'p> {
         Some(task)
     }
 
+    /// The number of ready tasks.
+    pub fn ready_len(&self) -> usize {
+        self.ready.len()
+    }
+
     /// The number of ready live tasks whose kernels are expensive (worth another thread).
     pub fn expensive_ready(&self) -> usize {
         self.expensive_ready

@@ -106,7 +106,9 @@ fn work<'s>(sh: &'s Shared<'_, '_, '_>, s: &rayon::Scope<'s>, caller: bool) {
     loop {
         let task = if g.error.is_none() { g.run.frames.pop() } else { None };
         if let Some(task) = task {
-            if g.run.frames.expensive_ready() > 0 {
+            // another worker when more is ready: an inexpensive op (a constant, a
+            // reshape) often is what makes the next expensive one ready
+            if g.run.frames.ready_len() > 0 {
                 if g.caller_waiting {
                     sh.wake.notify_one();
                 } else if g.helpers + 1 < sh.workers {
