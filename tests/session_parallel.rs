@@ -191,7 +191,7 @@ fn a_failing_branch_stops_the_run_with_its_error_while_another_branch_is_busy() 
     let total = ops::reduce_sum(&r.named("total"), &q, None, false).unwrap();
     let limit = ops::constant(&r.named("limit"), Tensor::scalar(-1f32)).unwrap();
     let ok = ops::less(&r.named("ok"), &total, &limit).unwrap();
-    let check = ops::assert_op(&r.named("check"), &ok, &[total.clone()], 3).unwrap();
+    let check = ops::assert_op(&r.named("check"), &ok, std::slice::from_ref(&total), 3).unwrap();
     let sess = session(&g, 1, 2);
     sess.run_targets(&[&init]).unwrap();
     let feed = Tensor::new(&[128, 128], vec![1f32; 128 * 128]).unwrap();
