@@ -13,8 +13,9 @@
 //! splits its work hands the pieces to the pool's fixed set of workers (rayon's
 //! work-stealing queues), so many sessions and many threads calling `run` at once share
 //! those workers instead of each starting threads. A kernel running on a worker that splits
-//! its work again (nested parallelism, as an inter-op executor will do) queues the pieces
-//! on the same workers; whatever no idle worker steals runs inline on that worker.
+//! its work again (nested parallelism: the inter-op executor runs ops on the same workers)
+//! queues the pieces on the same workers; whatever no idle worker steals runs inline on
+//! that worker.
 
 use std::sync::Arc;
 
@@ -44,6 +45,11 @@ impl ThreadPool {
     /// The rayon pool behind this handle (`None` when serial).
     pub(crate) fn rayon(&self) -> Option<&rayon::ThreadPool> {
         self.inner.as_deref()
+    }
+
+    /// A shared handle to the rayon pool behind this handle (`None` when serial).
+    pub(crate) fn rayon_arc(&self) -> Option<Arc<rayon::ThreadPool>> {
+        self.inner.clone()
     }
 
     /// True when `self` and `other` are the same pool (both serial, or one rayon pool).

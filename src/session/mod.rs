@@ -4,13 +4,16 @@
 //! the intra-op pool kernels split their work over (`session/thread_pool.rs`).
 
 mod control_flow_info;
+mod cost;
 mod denormal;
 mod executor;
 mod frames;
 mod growth;
+mod inter_op;
 mod options;
 mod plan;
 mod ref_alias;
+mod run_state;
 mod session_state;
 mod step_stats;
 mod thread_pool;
@@ -37,6 +40,7 @@ pub struct Session {
     state: SessionState,
     plans: RwLock<HashMap<PlanKey, Arc<Plan>>>,
     pool: ThreadPool,
+    inter: thread_pool::InterOpPool,
     options: SessionOptions,
     growth: GrowthWatch,
 }
@@ -54,16 +58,20 @@ impl Session {
     /// over (0: one per core; 1: every kernel runs on the thread calling `run`);
     /// sessions asking for the default share one process-wide pool, a session asking for
     /// another count or for `use_per_session_threads` gets a pool of its own.
-    /// `inter_op_parallelism_threads` is kept for the executor; ops run one after the
-    /// other on the calling thread today.
+    /// `inter_op_parallelism_threads` is the number of ops one run may execute at once
+    /// (0: one per core; 1 or negative: one after the other on the calling thread), on
+    /// the intra-op pool's workers (or a pool of the session's own when kernels are
+    /// serial); see `ARCHITECTURE.md` ("Inter-op parallelism").
     /// Errors: `InvalidArgument` for a negative intra-op count; `ResourceExhausted` when
     /// the threads cannot be started.
     pub fn with_options(graph: &Graph, options: &SessionOptions) -> Result<Session> {
+        let pool = thread_pool::for_options(options)?;
         Ok(Session {
             graph: graph.clone(),
             state: SessionState::default(),
             plans: RwLock::new(HashMap::new()),
-            pool: thread_pool::for_options(options)?,
+            inter: thread_pool::inter_op_for_options(options, &pool)?,
+            pool,
             options: options.clone(),
             growth: GrowthWatch::default(),
         })
@@ -77,6 +85,11 @@ impl Session {
     /// The number of threads this session's kernels split their work over.
     pub fn intra_op_threads(&self) -> usize {
         self.pool.threads()
+    }
+
+    /// The number of ops one run of this session may execute at once.
+    pub fn inter_op_threads(&self) -> usize {
+        self.inter.threads()
     }
 
     /// The graph this session runs.
@@ -194,7 +207,7 @@ impl Session {
             })?;
             values.push(value);
         }
-        executor::execute(&plan, values, &self.pool, tracer)
+        executor::execute(&plan, values, &self.pool, &self.inter, tracer)
     }
 
     /// Runs `targets` only (`sess.run(op)`), e.g. an initializer or a train op.

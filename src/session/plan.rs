@@ -10,6 +10,7 @@
 //! items lowest number first, so a graph without control flow runs in that order.
 
 use super::control_flow_info::{assign_frames, StaticFrame};
+use super::cost::is_expensive;
 use super::ref_alias::{is_ref_variable_op, ref_aliases};
 use super::session_state::SessionState;
 use crate::error::{Error, Result};
@@ -83,6 +84,8 @@ pub(crate) struct Item {
     pub controls: Vec<usize>,
     /// (output, fetch index) of its fetched outputs.
     pub fetches: Vec<(usize, usize)>,
+    /// True when its kernel is worth running on another thread (`session/cost.rs`).
+    pub expensive: bool,
 }
 
 /// An item's pending inputs in one iteration: inputs not yet arrived (for a Merge: bit 0
@@ -128,6 +131,11 @@ pub(crate) struct Plan {
     pub fetches: Vec<Fetch>,
     /// The placeholder value of reference inputs and variable-carrying edges.
     pub token: Tensor,
+    /// True when the plan runs on one thread whatever the session's inter-op threads: no
+    /// item is expensive (nothing would run on another thread), or it pushes to or pops
+    /// from stacks (a while loop's gradient), whose order the gradient graphs do not yet
+    /// fix by edges (TensorFlow's forward/gradient sync edges).
+    pub serial: bool,
 }
 
 /// True for the ops whose value is a session-held variable buffer rather than a computed
@@ -349,6 +357,7 @@ impl Plan {
                 edges: Vec::new(),
                 controls: Vec::new(),
                 fetches: Vec::new(),
+                expensive: kind == Kind::Op && is_expensive(node, nodes),
             });
         }
 
@@ -405,13 +414,15 @@ impl Plan {
             feed_checks.push((dt, sh, format!("{}:{}", n.name, f.1)));
         }
         Ok(Plan {
-            items,
             frames,
             roots: plan_roots,
             feed_edges,
             feed_checks,
             fetches: plan_fetches,
             token: Tensor::zeros(DType::Float, &[0]),
+            serial: !items.iter().any(|it| it.expensive)
+                || ops.iter().any(|n| matches!(n.op_type, "StackPushV2" | "StackPopV2")),
+            items,
         })
     }
 }

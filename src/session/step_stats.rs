@@ -11,6 +11,7 @@ use crate::format::proto::{
 use crate::graph::Node;
 use crate::tensor::{Storage, Tensor};
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// The device name TensorFlow gives the CPU in step statistics.
@@ -30,11 +31,23 @@ pub(crate) struct Tracer {
 }
 
 /// When one node ran: its kernel started at `op_start` and ended at `op_end`; its outputs
-/// were delivered by `all_end`.
+/// were delivered by `all_end`; `thread_id` is the thread it ran on ([`thread_id`]).
 pub(crate) struct NodeTimes {
     pub op_start: Instant,
     pub op_end: Instant,
     pub all_end: Instant,
+    pub thread_id: u32,
+}
+
+/// A number for the calling thread, the same for its whole life and distinct from every
+/// other thread's (TensorFlow's `NodeExecStats.thread_id`): 1, 2, ... in the order threads
+/// first ask.
+pub(crate) fn thread_id() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    thread_local! {
+        static ID: u32 = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    ID.with(|id| *id)
 }
 
 impl Tracer {
@@ -74,7 +87,7 @@ impl Tracer {
             output,
             timeline_label: self.timeline_label(node),
             scheduled_micros: start_micros,
-            thread_id: 0,
+            thread_id: times.thread_id,
             all_start_nanos: self.start_epoch_micros * 1000 + start_nanos,
             op_start_rel_nanos: 0,
             op_end_rel_nanos: op_end,

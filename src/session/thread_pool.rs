@@ -1,4 +1,5 @@
-//! The intra-op pools sessions run their kernels' work on (see `ops::thread_pool`).
+//! The intra-op pools sessions run their kernels' work on (see `ops::thread_pool`), and
+//! where their independent ops run at once ([`InterOpPool`]).
 //!
 //! - the default (`intra_op_parallelism_threads` 0, or the number of cores, without
 //!   `use_per_session_threads`): one process-wide rayon pool with a thread per core,
@@ -22,12 +23,17 @@ pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-fn build(threads: usize, name: &'static str) -> Result<Arc<rayon::ThreadPool>> {
+/// A rayon pool of `threads` workers named `name-i`; `intra`: its workers are intra-op
+/// workers (kernels split work over their own pool), else kernels on them split work over
+/// the run's intra-op pool.
+fn build(threads: usize, name: &'static str, intra: bool) -> Result<Arc<rayon::ThreadPool>> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(move |i| format!("{name}-{i}"))
-        .start_handler(|_| {
-            mark_worker();
+        .start_handler(move |_| {
+            if intra {
+                mark_worker();
+            }
             // flush-to-zero for the worker's whole life: it only runs kernels
             std::mem::forget(FlushDenormals::new());
         })
@@ -44,7 +50,7 @@ fn shared() -> Result<ThreadPool> {
     if let Some(p) = SHARED.get() {
         return Ok(ThreadPool::from_rayon(p.clone()));
     }
-    let pool = build(cores(), "tensorgraph-intra-op")?;
+    let pool = build(cores(), "tensorgraph-intra-op", true)?;
     Ok(ThreadPool::from_rayon(SHARED.get_or_init(|| pool).clone()))
 }
 
@@ -62,5 +68,49 @@ pub(crate) fn for_options(options: &SessionOptions) -> Result<ThreadPool> {
     if threads == cores && !options.config.use_per_session_threads {
         return shared();
     }
-    Ok(ThreadPool::from_rayon(build(threads, "tensorgraph-session")?))
+    Ok(ThreadPool::from_rayon(build(threads, "tensorgraph-session", true)?))
+}
+
+/// Where a session runs independent ops at once (TensorFlow's inter-op pool): at most
+/// [`InterOpPool::threads`] ops at once, the thread calling `run` one of them, the others
+/// on a rayon pool. Made by [`inter_op_for_options`].
+pub(crate) struct InterOpPool {
+    threads: usize,
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl InterOpPool {
+    /// The most ops one run executes at once (1: one after the other on the calling thread).
+    pub(crate) fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The pool helper threads run on (`None` when ops run one at a time).
+    pub(crate) fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.pool.as_deref()
+    }
+}
+
+/// The inter-op pool for a session made with `options` whose intra-op pool is `intra`.
+/// `inter_op_parallelism_threads` 0 is one per core (as TensorFlow), negative or 1 runs
+/// ops one after the other on the calling thread (TensorFlow's "negative: the caller's
+/// thread"). The helpers run on the intra-op pool's workers when kernels have one (no
+/// extra threads: an op's kernel and its split pieces share the same workers), else on an
+/// inter-op pool of the session's own (`threads - 1` workers, the caller being one).
+/// Errors: `ResourceExhausted` when the threads cannot be started.
+pub(crate) fn inter_op_for_options(options: &SessionOptions, intra: &ThreadPool) -> Result<InterOpPool> {
+    let asked = options.config.inter_op_parallelism_threads;
+    let threads = match asked {
+        0 => cores(),
+        n if n < 0 => 1,
+        n => n as usize,
+    };
+    if threads == 1 {
+        return Ok(InterOpPool { threads, pool: None });
+    }
+    let pool = match intra.rayon_arc() {
+        Some(p) => p,
+        None => build(threads - 1, "tensorgraph-inter-op", false)?,
+    };
+    Ok(InterOpPool { threads, pool: Some(pool) })
 }

@@ -391,6 +391,13 @@ impl Tensor {
         T::slice_mut(Arc::make_mut(&mut self.storage))
             .ok_or_else(|| Error::invalid_argument(format!("tensor has dtype {dtype}, not {}", T::DTYPE)))
     }
+    /// The elements as a mutable slice of `T` when this tensor is the only holder of its
+    /// buffer (no clone of it shares the buffer: not a variable's value, a fed tensor the
+    /// caller holds, or a value also fetched or read elsewhere), else `None` (also for
+    /// another dtype than `T`'s). Kernels write their output in place with it.
+    pub fn unique_mut_slice<T: Element>(&mut self) -> Option<&mut [T]> {
+        T::slice_mut(Arc::get_mut(&mut self.storage)?)
+    }
     /// The elements copied into a vector of `T`. Errors as [`Tensor::as_slice`].
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         Ok(self.as_slice::<T>()?.to_vec())

@@ -134,6 +134,74 @@ pub fn unary_map<T: Element, U: Element>(x: &Tensor, f: impl Fn(T) -> U + Sync +
     })?;
     Tensor::new(x.shape(), v)
 }
+/// [`unary_map`] of an element function keeping the dtype, written into `x`'s buffer when
+/// `x` is its only holder ([`Tensor::unique_mut_slice`]), else into a new one.
+/// Errors: `InvalidArgument` when the dtype is not `T`'s.
+pub fn unary_map_into<T: Element>(mut x: Tensor, f: impl Fn(T) -> T + Sync + Send) -> Result<Tensor> {
+    if let Some(xs) = x.unique_mut_slice::<T>() {
+        parallel::fill(xs, |_, piece| piece.iter_mut().for_each(|v| *v = f(*v)));
+        return Ok(x);
+    }
+    unary_map::<T, T>(&x, f)
+}
+
+/// [`broadcast_binary`] of an element function keeping the dtype, written in place into
+/// the buffer of an input that has the output's shape and no other holder
+/// ([`Tensor::unique_mut_slice`]): `a` (or `b`) of one shape, `a` with a scalar `b` (or
+/// the reverse), `a` with a `b` whose shape is a suffix of its shape (a bias over rows). Other
+/// cases, and shared buffers, write a new buffer.
+/// Errors: `InvalidArgument` for dtypes other than `T` or incompatible shapes.
+pub fn broadcast_binary_into<T: Element>(
+    mut a: Tensor,
+    mut b: Tensor,
+    f: impl Fn(T, T) -> T + Sync + Send,
+) -> Result<Tensor> {
+    let same = a.shape() == b.shape();
+    let b_scalar = b.num_elements() == 1 && b.rank() <= a.rank();
+    let b_suffix = b.rank() <= a.rank() && b.shape() == &a.shape()[a.rank() - b.rank()..];
+    let a_scalar = a.num_elements() == 1 && a.rank() <= b.rank();
+    if same || b_scalar || b_suffix {
+        let xb = b.as_slice::<T>()?;
+        if let Some(xa) = a.unique_mut_slice::<T>() {
+            let m = xb.len();
+            parallel::fill(xa, |at, piece| {
+                if same {
+                    piece.iter_mut().zip(&xb[at..]).for_each(|(x, &y)| *x = f(*x, y));
+                } else if m == 1 {
+                    let y = xb[0];
+                    piece.iter_mut().for_each(|x| *x = f(*x, y));
+                } else if m > 0 {
+                    // b repeats every m elements
+                    let mut j = at % m;
+                    for x in piece.iter_mut() {
+                        *x = f(*x, xb[j]);
+                        j += 1;
+                        if j == m {
+                            j = 0;
+                        }
+                    }
+                }
+            });
+            return Ok(a);
+        }
+    }
+    if same || a_scalar {
+        let xa = a.as_slice::<T>()?;
+        if let Some(xb) = b.unique_mut_slice::<T>() {
+            parallel::fill(xb, |at, piece| {
+                if same {
+                    piece.iter_mut().zip(&xa[at..]).for_each(|(y, &x)| *y = f(x, *y));
+                } else {
+                    let x = xa[0];
+                    piece.iter_mut().for_each(|y| *y = f(x, *y));
+                }
+            });
+            return Ok(b);
+        }
+    }
+    broadcast_binary::<T, T>(&a, &b, f)
+}
+
 /// For an input of `shape` broadcast to `out` (NumPy rules; `shape` no longer than `out`
 /// and compatible with it), the input's flat index of every output element, row-major.
 pub fn broadcast_indices(shape: &[usize], out: &[usize]) -> Vec<usize> {

@@ -9,7 +9,9 @@ pub mod parallel;
 mod reduce;
 
 pub use batch_matmul::batch_matmul;
-pub use broadcast::{broadcast_binary, broadcast_indices, broadcast_shape, unary_map};
+pub use broadcast::{
+    broadcast_binary, broadcast_binary_into, broadcast_indices, broadcast_shape, unary_map, unary_map_into,
+};
 pub use matmul::matmul;
 pub(crate) use matmul::{gemm, Dims, Gemm};
 pub use num::{Float, Num};

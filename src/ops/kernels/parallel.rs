@@ -27,6 +27,11 @@ pub(crate) fn mark_worker() {
     WORKER.with(|w| w.set(true));
 }
 
+/// True on the workers of tensorgraph's intra-op pools (a kernel running there).
+pub(crate) fn is_worker() -> bool {
+    WORKER.with(Cell::get)
+}
+
 /// Makes `pool` the current intra-op pool of this thread until dropped (then the previous
 /// one is current again, so nested runs, such as a kernel running a session, are fine).
 pub(crate) struct PoolScope {

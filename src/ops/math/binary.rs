@@ -14,8 +14,10 @@ use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[&BroadcastGradientArgs];
 
 /// A whole-tensor kernel function of two inputs of one dtype (the element function
-/// inlined into the broadcasting loop).
-pub type Map2 = fn(&Tensor, &Tensor) -> Result<Tensor>;
+/// inlined into the broadcasting loop). It owns the inputs, so one keeping the dtype may
+/// write the output into an input's buffer that nothing else holds
+/// (`ops::kernels::broadcast_binary_into`).
+pub type Map2 = fn(Tensor, Tensor) -> Result<Tensor>;
 
 /// The kernel functions of a [`BinaryOp`] per input dtype (`None`: no kernel for it), and
 /// whether the output is bool (comparisons) or of the inputs' dtype. Written with
@@ -60,9 +62,14 @@ impl BinaryFns {
 /// `Some(kernel function)` applying element function `$f` of `$t` inputs (output `$u`)
 /// with broadcasting.
 macro_rules! __map2 {
+    ($t:ty => same, $f:expr) => {
+        Some(|a: $crate::tensor::Tensor, b: $crate::tensor::Tensor| {
+            $crate::ops::kernels::broadcast_binary_into::<$t>(a, b, $f)
+        })
+    };
     ($t:ty => $u:ty, $f:expr) => {
-        Some(|a: &$crate::tensor::Tensor, b: &$crate::tensor::Tensor| {
-            $crate::ops::kernels::broadcast_binary::<$t, $u>(a, b, $f)
+        Some(|a: $crate::tensor::Tensor, b: $crate::tensor::Tensor| {
+            $crate::ops::kernels::broadcast_binary::<$t, $u>(&a, &b, $f)
         })
     };
 }
@@ -75,8 +82,8 @@ pub(crate) use __map2;
 macro_rules! binary_fns {
     (float: $f:expr) => {
         $crate::ops::math::BinaryFns {
-            f32: $crate::__map2!(f32 => f32, $f),
-            f64: $crate::__map2!(f64 => f64, $f),
+            f32: $crate::__map2!(f32 => same, $f),
+            f64: $crate::__map2!(f64 => same, $f),
             i32: None,
             i64: None,
             bool: None,
@@ -85,10 +92,10 @@ macro_rules! binary_fns {
     };
     (float: $f:expr, int: $i:expr) => {
         $crate::ops::math::BinaryFns {
-            f32: $crate::__map2!(f32 => f32, $f),
-            f64: $crate::__map2!(f64 => f64, $f),
-            i32: $crate::__map2!(i32 => i32, $i),
-            i64: $crate::__map2!(i64 => i64, $i),
+            f32: $crate::__map2!(f32 => same, $f),
+            f64: $crate::__map2!(f64 => same, $f),
+            i32: $crate::__map2!(i32 => same, $i),
+            i64: $crate::__map2!(i64 => same, $i),
             bool: None,
             bool_output: false,
         }
@@ -233,6 +240,10 @@ impl Kernel for BinaryKernel {
                 )));
             }
         }
+        let mut inputs = std::mem::take(&mut ctx.inputs).into_iter();
+        let (Some(a), Some(b)) = (inputs.next(), inputs.next()) else {
+            return Err(Error::invalid_argument(format!("{} takes two inputs", ctx.op_type)));
+        };
         Ok(vec![(self.f)(a, b)?])
     }
 }

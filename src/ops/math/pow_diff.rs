@@ -47,15 +47,15 @@ fn check_exponents(y: &[i64]) -> Result<()> {
 }
 
 /// `x^y` for int32 (wrapping).
-fn pow_i32(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+fn pow_i32(a: Tensor, b: Tensor) -> Result<Tensor> {
     check_exponents(&b.as_slice::<i32>()?.iter().map(|&v| v as i64).collect::<Vec<_>>())?;
-    broadcast_binary::<i32, i32>(a, b, |x, y| x.wrapping_pow(y as u32))
+    broadcast_binary::<i32, i32>(&a, &b, |x, y| x.wrapping_pow(y as u32))
 }
 
 /// `x^y` for int64 (wrapping; by squaring, as exponents may exceed u32).
-fn pow_i64(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+fn pow_i64(a: Tensor, b: Tensor) -> Result<Tensor> {
     check_exponents(b.as_slice::<i64>()?)?;
-    broadcast_binary::<i64, i64>(a, b, |x, y| {
+    broadcast_binary::<i64, i64>(&a, &b, |x, y| {
         let (mut base, mut e, mut acc) = (x, y, 1i64);
         while e > 0 {
             if e & 1 == 1 {

@@ -8,7 +8,7 @@ use super::unary::{unary_op, UnaryFns, UnaryOp};
 use crate::error::Result;
 use crate::graph::{Output, Scope};
 use crate::ops::array::scalar_like;
-use crate::ops::kernels::unary_map;
+use crate::ops::kernels::unary_map_into;
 use crate::ops::GradCtx;
 use crate::ops::RegisteredOp;
 
@@ -20,8 +20,8 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[&ERF, &ERFC];
 pub static ERF: UnaryOp = UnaryOp::new(
     "Erf",
     UnaryFns {
-        f32: Some(|x| unary_map::<f32, f32>(x, libm::erff)),
-        f64: Some(|x| unary_map::<f64, f64>(x, libm::erf)),
+        f32: Some(|x| unary_map_into::<f32>(x, libm::erff)),
+        f64: Some(|x| unary_map_into::<f64>(x, libm::erf)),
         i32: None,
         i64: None,
     },
@@ -40,8 +40,8 @@ pub fn erf(s: &Scope, x: &Output) -> Result<Output> {
 pub static ERFC: UnaryOp = UnaryOp::new(
     "Erfc",
     UnaryFns {
-        f32: Some(|x| unary_map::<f32, f32>(x, libm::erfcf)),
-        f64: Some(|x| unary_map::<f64, f64>(x, libm::erfc)),
+        f32: Some(|x| unary_map_into::<f32>(x, libm::erfcf)),
+        f64: Some(|x| unary_map_into::<f64>(x, libm::erfc)),
         i32: None,
         i64: None,
     },

@@ -10,8 +10,10 @@ use crate::graph::{Node, Output, Scope};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
-/// A whole-tensor kernel function of one input (the element function inlined into the loop).
-pub type Map1 = fn(&Tensor) -> Result<Tensor>;
+/// A whole-tensor kernel function of one input (the element function inlined into the
+/// loop). It owns the input, so it may write the output into the input's buffer when
+/// nothing else holds it (`ops::kernels::unary_map_into`).
+pub type Map1 = fn(Tensor) -> Result<Tensor>;
 
 /// The kernel functions of a [`UnaryOp`] per dtype (`None`: no kernel for it); the output
 /// has the input's dtype. Written with the crate's
@@ -51,7 +53,7 @@ impl UnaryFns {
 /// `Some(kernel function)` applying element function `$f` to every `$t` element.
 macro_rules! __map1 {
     ($t:ty, $f:expr) => {
-        Some(|x: &$crate::tensor::Tensor| $crate::ops::kernels::unary_map::<$t, $t>(x, $f))
+        Some(|x: $crate::tensor::Tensor| $crate::ops::kernels::unary_map_into::<$t>(x, $f))
     };
 }
 pub(crate) use __map1;
@@ -119,7 +121,11 @@ struct UnaryKernel {
 
 impl Kernel for UnaryKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-        Ok(vec![(self.f)(ctx.input(0))?])
+        let x = std::mem::take(&mut ctx.inputs)
+            .into_iter()
+            .next()
+            .ok_or_else(|| crate::error::Error::invalid_argument(format!("{} takes one input", ctx.op_type())))?;
+        Ok(vec![(self.f)(x)?])
     }
 }
 

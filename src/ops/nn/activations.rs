@@ -9,7 +9,7 @@ use super::sigmoid;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::array::{scalar_like, zeros_like};
-use crate::ops::kernels::{broadcast_binary, unary_map, Float};
+use crate::ops::kernels::{broadcast_binary, unary_map, unary_map_into, Float};
 use crate::ops::math::{add, binary_op, div, exp, mul, neg, unary_op, BinaryOp, UnaryFns, UnaryOp};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
@@ -129,8 +129,8 @@ fn softplus_value<T: Float>(x: T, threshold: T) -> T {
 pub static SOFTPLUS: UnaryOp = UnaryOp::new(
     "Softplus",
     UnaryFns {
-        f32: Some(|x| unary_map::<f32, f32>(x, |v| softplus_value(v, f32::EPSILON.ln() + 2.0))),
-        f64: Some(|x| unary_map::<f64, f64>(x, |v| softplus_value(v, f64::EPSILON.ln() + 2.0))),
+        f32: Some(|x| unary_map_into::<f32>(x, |v| softplus_value(v, f32::EPSILON.ln() + 2.0))),
+        f64: Some(|x| unary_map_into::<f64>(x, |v| softplus_value(v, f64::EPSILON.ln() + 2.0))),
         i32: None,
         i64: None,
     },
