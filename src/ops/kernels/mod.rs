@@ -2,6 +2,7 @@
 //! reductions and matrix products.
 
 mod batch_matmul;
+mod epilogue;
 mod broadcast;
 mod matmul;
 mod num;
@@ -11,7 +12,9 @@ mod reduce;
 pub use batch_matmul::batch_matmul;
 pub use broadcast::{broadcast_binary, broadcast_indices, broadcast_shape, unary_map};
 pub use matmul::matmul;
-pub(crate) use matmul::{gemm, Dims, Gemm};
+pub(crate) use matmul::{gemm, gemm_with, matmul_fused, Dims, Gemm};
+pub use epilogue::{Activation, Epilogue};
+pub(crate) use epilogue::read_fused_ops;
 pub use num::{Float, Num};
 pub use reduce::{normalize_axes, reduce, reduced_shape};
 
