@@ -41,7 +41,14 @@ impl RegisteredOp for FusedConv2D {
 /// A fused convolution for one dtype: (input, filter, bias, geometry, channels, activation).
 type FusedFn = fn(&Tensor, &Tensor, &Tensor, &Geom, usize, Activation) -> Result<Tensor>;
 
-fn fused<T: Float + Gemm>(x: &Tensor, f: &Tensor, bias: &Tensor, g: &Geom, o: usize, act: Activation) -> Result<Tensor> {
+fn fused<T: Float + Gemm>(
+    x: &Tensor,
+    f: &Tensor,
+    bias: &Tensor,
+    g: &Geom,
+    o: usize,
+    act: Activation,
+) -> Result<Tensor> {
     let b = bias.as_slice::<T>()?;
     if bias.rank() != 1 || b.len() != o {
         return Err(Error::invalid_argument(format!(

@@ -2,8 +2,8 @@
 //! reductions and matrix products.
 
 mod batch_matmul;
-mod epilogue;
 mod broadcast;
+mod epilogue;
 mod matmul;
 mod num;
 pub mod parallel;
@@ -11,10 +11,10 @@ mod reduce;
 
 pub use batch_matmul::batch_matmul;
 pub use broadcast::{broadcast_binary, broadcast_indices, broadcast_shape, unary_map};
+pub(crate) use epilogue::read_fused_ops;
+pub use epilogue::{Activation, Epilogue};
 pub use matmul::matmul;
 pub(crate) use matmul::{gemm, gemm_with, matmul_fused, Dims, Gemm};
-pub use epilogue::{Activation, Epilogue};
-pub(crate) use epilogue::read_fused_ops;
 pub use num::{Float, Num};
 pub use reduce::{normalize_axes, reduce, reduced_shape};
 

@@ -45,10 +45,7 @@ struct Fold {
 
 /// True when `id` may be folded away: one data reader, no control edges, not fetched/fed.
 fn single_reader(w: &Work, cons: &Consumers, id: usize) -> bool {
-    w.may_remove(id)
-        && cons.data[id].len() == 1
-        && cons.control[id].is_empty()
-        && w.nodes[id].control_inputs.is_empty()
+    w.may_remove(id) && cons.data[id].len() == 1 && cons.control[id].is_empty() && w.nodes[id].control_inputs.is_empty()
 }
 
 fn f32_values(t: &Tensor) -> Option<Vec<f64>> {
@@ -118,14 +115,16 @@ fn plan_fold(w: &Work, cons: &Consumers, id: usize, bn: &Node) -> Option<Fold> {
 fn apply(w: &mut Work, id: usize, bn: &Node, f: Fold) -> Result<()> {
     let conv = w.nodes[f.conv].clone();
     let c = f.k.len();
-    let scaled: Vec<f32> = f.filter.as_slice::<f32>()?.iter().enumerate().map(|(i, &v)| (v as f64 * f.k[i % c]) as f32).collect();
+    let scaled: Vec<f32> =
+        f.filter.as_slice::<f32>()?.iter().enumerate().map(|(i, &v)| (v as f64 * f.k[i % c]) as f32).collect();
     let filter = w.add(const_node(
         w.unique_name(&format!("{}_bn_weights", conv.name)),
         Tensor::new(f.filter.shape(), scaled)?,
         &conv.device,
     ));
     let bias: Vec<f32> = f.bias.iter().map(|&v| v as f32).collect();
-    let bias = w.add(const_node(w.unique_name(&format!("{}_bn_offset", conv.name)), Tensor::new(&[c], bias)?, &bn.device));
+    let bias =
+        w.add(const_node(w.unique_name(&format!("{}_bn_offset", conv.name)), Tensor::new(&[c], bias)?, &bn.device));
     let mut new_conv = (*conv).clone();
     new_conv.inputs[1] = (filter, 0);
     w.replace(f.conv, new_conv);

@@ -45,7 +45,8 @@ pub(super) fn run(w: &mut Work) -> Result<()> {
             pool: &pool,
         };
         let Ok(values) = kernel.compute(&mut ctx) else { continue };
-        if values.len() != n.outputs.len() || values.iter().any(|v| v.num_elements().saturating_mul(elem_bytes(v)) > MAX_CONSTANT_BYTES)
+        if values.len() != n.outputs.len()
+            || values.iter().any(|v| v.num_elements().saturating_mul(elem_bytes(v)) > MAX_CONSTANT_BYTES)
         {
             continue;
         }

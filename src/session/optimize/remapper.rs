@@ -30,7 +30,8 @@ pub(super) fn run(w: &mut Work) -> Result<()> {
             }
             let (bias_add, act) = if pass == 0 {
                 let Some(&src) = n.inputs.first() else { continue };
-                if n.inputs.len() != 1 || src.1 != 0 || !inner_ok(w, &cons, src) || w.nodes[src.0].op_type != "BiasAdd" {
+                if n.inputs.len() != 1 || src.1 != 0 || !inner_ok(w, &cons, src) || w.nodes[src.0].op_type != "BiasAdd"
+                {
                     continue;
                 }
                 (src.0, Some(&n))
