@@ -15,8 +15,11 @@ use std::collections::HashMap;
 /// The largest `Const` compared for merging.
 const MAX_CONST_ELEMENTS: usize = 1024;
 
+/// What two mergeable nodes share: op type, data inputs, sorted control inputs.
+type Key = (&'static str, Vec<(usize, usize)>, Vec<usize>);
+
 pub(super) fn run(w: &mut Work) -> Result<()> {
-    let mut seen: HashMap<(&'static str, Vec<(usize, usize)>, Vec<usize>), Vec<usize>> = HashMap::new();
+    let mut seen: HashMap<Key, Vec<usize>> = HashMap::new();
     for id in w.topo_order() {
         let n = w.nodes[id].clone();
         if !w.may_remove(id) || is_opaque(&n) || n.inputs.iter().any(|s| is_variable(w.nodes[s.0].op_type)) {
