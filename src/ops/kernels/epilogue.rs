@@ -63,7 +63,7 @@ impl Activation {
                 let a = T::from_f64(alpha as f64);
                 v.iter_mut().for_each(|x| {
                     // x > 0 ? x : alpha * x (NaN takes the alpha branch, as LeakyRelu's kernel)
-                    if x.partial_cmp(&T::ZERO) != Some(std::cmp::Ordering::Greater) {
+                    if (*x).partial_cmp(&T::ZERO) != Some(std::cmp::Ordering::Greater) {
                         *x = a * *x
                     }
                 })
