@@ -1,10 +1,11 @@
 //! Times `Session::run` of a frozen model with a given number of intra-op threads; used
 //! by `scripts/bench_models.sh` beside TensorFlow (`scripts/bench_models_tf.py time`).
 //!
-//!     cargo run --release --example time_model -- MODEL_DIR BATCH THREADS [RUNS]
+//!     cargo run --release --example time_model -- MODEL_DIR BATCH THREADS [RUNS] [noopt]
 //!
 //! MODEL_DIR holds `frozen.pb`, `manifest.json` (`input`, `output` tensor names) and
 //! `input_b{BATCH}.npy`; THREADS is `intra_op_parallelism_threads` (0 = one per core).
+//! `noopt` turns the graph optimiser off (`SessionOptions::without_graph_optimization`).
 //! After two warm-up runs it times RUNS runs (default 10) and prints one JSON line:
 //! `{"model": ..., "batch": B, "threads": T, "ms": [...], "median_ms": M}`.
 
@@ -37,7 +38,11 @@ fn main() -> tensorgraph::Result<()> {
     };
     let g = Graph::new();
     g.import_graph_def(&read_graph_def_any(dir.join("frozen.pb"))?, &ImportGraphDefOptions::new().prefix(""))?;
-    let sess = Session::with_options(&g, &SessionOptions::with_threads(threads)?)?;
+    let mut options = SessionOptions::with_threads(threads)?;
+    if args.get(5).is_some_and(|a| a == "noopt") {
+        options = options.without_graph_optimization();
+    }
+    let sess = Session::with_options(&g, &options)?;
     let x = g.tensor_by_name(&input)?;
     let y = g.tensor_by_name(&output)?;
     let value = Tensor::read_npy(dir.join(format!("input_b{batch}.npy")))?;

@@ -15,7 +15,7 @@
 //! function chosen for the node's dtype; a run only reads tensors.
 
 use super::array::int_values;
-use super::kernels::{gemm, matmul as matmul_kernel, parallel, Dims, Float, Gemm, Num};
+use super::kernels::{gemm, gemm_with, matmul as matmul_kernel, parallel, Dims, Epilogue, Float, Gemm, Num};
 use super::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
@@ -23,14 +23,23 @@ use crate::tensor::{checked_num_elements, fmt_dims, try_filled, DType, Shape, Te
 
 pub mod depthwise;
 mod depthwise_kernels;
+mod fused;
 
 pub use depthwise::{
     depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input,
     DepthwiseConv2dOptions,
 };
 
-pub(super) static DEFS: &[&dyn RegisteredOp] =
-    &[&Conv2D, &Conv2DBackpropInput, &Conv2DBackpropFilter, &Pool::MAX, &Pool::AVG, &MaxPoolGrad, &AvgPoolGrad];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[
+    &Conv2D,
+    &Conv2DBackpropInput,
+    &Conv2DBackpropFilter,
+    &Pool::MAX,
+    &Pool::AVG,
+    &MaxPoolGrad,
+    &AvgPoolGrad,
+    &fused::FusedConv2D,
+];
 
 const FLOATS: &[DType] = &[DType::Float, DType::Double];
 const NUMBERS: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::Int64];
@@ -350,12 +359,18 @@ fn is_pointwise(g: &Geom) -> bool {
 }
 
 fn conv_forward<T: Float + Gemm>(x: &Tensor, f: &Tensor, g: &Geom, o: usize) -> Result<Tensor> {
+    conv_forward_with::<T>(x, f, g, o, Epilogue::none())
+}
+
+/// The convolution of [`conv_forward`] with `ep`'s bias and activation applied by the
+/// product as it writes each block of the output (`_FusedConv2D`).
+fn conv_forward_with<T: Float + Gemm>(x: &Tensor, f: &Tensor, g: &Geom, o: usize, ep: Epilogue<T>) -> Result<Tensor> {
     let (xv, fv) = (x.as_slice::<T>()?, f.as_slice::<T>()?);
     let k = g.kh * g.kw * g.c;
     let rows = g.oh * g.ow;
     let mut out = try_filled(T::ZERO, checked_num_elements(&[g.n, g.oh, g.ow, o])?, x.dtype())?;
     if is_pointwise(g) {
-        gemm(dims(g.n * rows, k, o), xv, fv, &mut out);
+        gemm_with(dims(g.n * rows, k, o), xv, fv, &mut out, ep);
         return Tensor::new(&[g.n, g.oh, g.ow, o], out);
     }
     let chunk = images_per_chunk(g);
@@ -365,7 +380,7 @@ fn conv_forward<T: Float + Gemm>(x: &Tensor, f: &Tensor, g: &Geom, o: usize) -> 
         let end = (img + chunk).min(g.n);
         let cols = &mut cols[..(end - img) * rows * k];
         im2col(xv, g, img, cols);
-        gemm(dims((end - img) * rows, k, o), cols, fv, &mut out[img * rows * o..end * rows * o]);
+        gemm_with(dims((end - img) * rows, k, o), cols, fv, &mut out[img * rows * o..end * rows * o], ep);
         img = end;
     }
     Tensor::new(&[g.n, g.oh, g.ow, o], out)

@@ -10,6 +10,7 @@ mod executor;
 mod frames;
 mod growth;
 mod inter_op;
+mod optimize;
 mod options;
 mod plan;
 mod ref_alias;
@@ -20,7 +21,7 @@ mod thread_pool;
 
 use crate::error::{Error, Result};
 use crate::format::proto::{RunMetadata, RunOptions, TraceLevel};
-use crate::graph::{Graph, Operation, Output};
+use crate::graph::{Graph, Node, Operation, Output};
 use crate::ops::ThreadPool;
 use crate::tensor::{fmt_dims, Tensor};
 use growth::{with_growth_note, GrowthWatch};
@@ -42,6 +43,7 @@ pub struct Session {
     pool: ThreadPool,
     inter: thread_pool::InterOpPool,
     options: SessionOptions,
+    passes: optimize::Passes,
     growth: GrowthWatch,
 }
 
@@ -73,6 +75,7 @@ impl Session {
             inter: thread_pool::inter_op_for_options(options, &pool)?,
             pool,
             options: options.clone(),
+            passes: optimize::Passes::from_config(&options.config),
             growth: GrowthWatch::default(),
         })
     }
@@ -233,9 +236,31 @@ impl Session {
         if let Some(p) = self.plans.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
             return Ok(p.clone());
         }
-        let plan = Arc::new(Plan::build(&self.graph, &self.state, &key)?);
+        let plan = Arc::new(Plan::build(&self.graph, &self.state, &key, self.passes)?);
         self.plans.write().unwrap_or_else(|e| e.into_inner()).insert(key, plan.clone());
         Ok(plan)
+    }
+
+    /// The nodes the plan of a run with these feeds, fetches and targets runs, in plan
+    /// order, after the graph optimiser (see [`SessionOptions::without_graph_optimization`]):
+    /// folded constants, fused ops (`_FusedConv2D` with its `fused_ops` attr, ...) and the
+    /// nodes left as written. The graph itself is unchanged. For tests and debugging (as
+    /// TensorFlow's `RunMetadata.partition_graphs`); builds and caches the plan.
+    /// Errors: as [`Session::run`] when the plan cannot be built.
+    #[doc(hidden)]
+    pub fn plan_nodes(&self, feeds: &[&Output], fetches: &[&Output], targets: &[&Operation]) -> Result<Vec<Arc<Node>>> {
+        for o in feeds.iter().chain(fetches) {
+            self.check_graph(o.graph(), &o.name())?;
+        }
+        for t in targets {
+            self.check_graph(t.graph(), &t.name())?;
+        }
+        let key: PlanKey = (
+            feeds.iter().map(|o| o.key()).collect(),
+            fetches.iter().map(|o| o.key()).collect(),
+            targets.iter().map(|t| t.id()).collect(),
+        );
+        Ok(self.plan(key)?.items.iter().map(|it| it.node.clone()).collect())
     }
 
     /// The number of cached run plans (one per distinct feeds/fetches/targets signature).

@@ -2,13 +2,15 @@
 //! `config` is a `ConfigProto`).
 
 use crate::error::{Error, Result};
-use crate::format::proto::ConfigProto;
+use crate::format::proto::{ConfigProto, GraphOptions, RewriterConfig};
 use prost::Message;
 
 /// Options of [`Session::with_options`](crate::session::Session::with_options), as
 /// TensorFlow's `SessionOptions`: its `config` is TensorFlow's `ConfigProto` (the thread
-/// fields). The default is TensorFlow's: every field 0/false, that is kernels split work
-/// over one thread per core, in a pool shared by every session of the process.
+/// fields and `graph_options.rewrite_options`). The default is TensorFlow's: every field
+/// 0/false, that is kernels split work over one thread per core, in a pool shared by every
+/// session of the process, and run plans are optimised (see
+/// [`SessionOptions::without_graph_optimization`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SessionOptions {
     /// `tf.compat.v1.ConfigProto`'s thread fields.
@@ -32,12 +34,26 @@ impl SessionOptions {
                 intra_op_parallelism_threads: n,
                 inter_op_parallelism_threads: n,
                 use_per_session_threads: false,
+                graph_options: None,
             },
         })
     }
 
+    /// These options with every graph optimiser off, as TensorFlow's
+    /// `ConfigProto(graph_options=GraphOptions(rewrite_options=RewriterConfig(disable_meta_optimizer=True)))`:
+    /// run plans then run the graph's ops as written (no constant folding, batch-norm
+    /// folding, fusion, Identity/NoOp removal or common subexpression elimination). Each
+    /// optimiser can also be turned off alone through the `RewriterConfig` toggles
+    /// (`constant_folding`, `remapping`, `dependency_optimization`,
+    /// `common_subgraph_elimination`, `arithmetic_optimization` set to `Toggle::Off`).
+    pub fn without_graph_optimization(mut self) -> SessionOptions {
+        let graph = self.config.graph_options.get_or_insert_with(GraphOptions::default);
+        graph.rewrite_options.get_or_insert_with(RewriterConfig::default).disable_meta_optimizer = true;
+        self
+    }
+
     /// Options from a serialized `ConfigProto` (`config.SerializeToString()` in Python);
-    /// fields other than the thread fields are skipped.
+    /// fields other than the thread fields and the `RewriterConfig` toggles are skipped.
     /// Errors: `InvalidArgument` when the bytes are not a `ConfigProto`, or
     /// `intra_op_parallelism_threads` is negative.
     pub fn from_config_bytes(bytes: &[u8]) -> Result<SessionOptions> {

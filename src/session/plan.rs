@@ -11,6 +11,7 @@
 
 use super::control_flow_info::{assign_frames, StaticFrame};
 use super::cost::is_expensive;
+use super::optimize::{optimize, Passes};
 use super::ref_alias::{is_ref_variable_op, ref_aliases};
 use super::session_state::SessionState;
 use crate::error::{Error, Result};
@@ -161,10 +162,18 @@ fn is_back_edge(nodes: &[Arc<Node>], src: usize, dst: usize) -> bool {
 }
 
 impl Plan {
-    pub(crate) fn build(graph: &Graph, state: &SessionState, key: &PlanKey) -> Result<Plan> {
+    /// The plan of `key` for `graph`, on the copy of its nodes that the graph optimiser
+    /// rewrites with `passes` (`session/optimize`; the graph itself is unchanged).
+    pub(crate) fn build(graph: &Graph, state: &SessionState, key: &PlanKey, passes: Passes) -> Result<Plan> {
         let (feeds, fetches, targets) = key;
         let g = graph.read();
-        let nodes = &g.nodes;
+        let optimized;
+        let nodes = if passes.any() {
+            optimized = optimize(g.nodes.clone(), feeds.iter().copied().collect(), fetches, targets, passes);
+            &optimized
+        } else {
+            &g.nodes
+        };
         let mut fed: HashMap<(usize, usize), usize> = HashMap::default();
         for (i, &(op, idx)) in feeds.iter().enumerate() {
             if fed.insert((op, idx), i).is_some() {

@@ -31,7 +31,7 @@ mod types;
 
 pub use attr_value::{AttrValue, ListValue, NameAttrList, Value as AttrValueKind};
 pub use checkpoint_state::CheckpointState;
-pub use config::ConfigProto;
+pub use config::{ConfigProto, GraphOptions, RewriterConfig, Toggle};
 pub use event::{
     Audio, Event, EventKind, HistogramProto, Image, LogMessage, PluginData, SessionLog, SourceMetadata, Summary,
     SummaryKind, SummaryMetadata, SummaryValue, TaggedRunMetadata, EVENT_FILE_VERSION,

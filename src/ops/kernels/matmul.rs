@@ -6,7 +6,8 @@
 //! the threads within it. `matrixmultiply` picks its kernel (AVX2/FMA, SSE2, ...) from
 //! the CPU at run time, so one binary runs everywhere.
 
-use super::{parallel, Num};
+use super::epilogue::Epilogue;
+use super::{parallel, Float, Num};
 use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, try_filled, DType, Tensor};
 use rayon::prelude::*;
@@ -15,6 +16,16 @@ use rayon::prelude::*;
 /// `transpose_b`. Errors: `InvalidArgument` for other ranks/dtypes or mismatched inner
 /// dimensions (naming both shapes).
 pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
+    let dims = matmul_dims(a, b, transpose_a, transpose_b)?;
+    match a.dtype() {
+        DType::Float => product::<f32>(a, b, dims),
+        DType::Double => product::<f64>(a, b, dims),
+        other => Err(Error::invalid_argument(format!("MatMul has no kernel for dtype {other}"))),
+    }
+}
+
+/// The `Dims` of `a @ b` (with the transposes). Errors: as [`matmul`] for shapes.
+fn matmul_dims(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Dims> {
     if a.rank() != 2 || b.rank() != 2 {
         return Err(Error::invalid_argument(format!(
             "In[0] and In[1] must be matrices: {} and {}",
@@ -36,12 +47,7 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
     // (row stride, column stride) of the logical operand
     let (rsa, csa) = if transpose_a { (1, ac as isize) } else { (ac as isize, 1) };
     let (rsb, csb) = if transpose_b { (1, bc as isize) } else { (bc as isize, 1) };
-    let dims = Dims { m, k, n, rsa, csa, rsb, csb };
-    match a.dtype() {
-        DType::Float => product::<f32>(a, b, dims),
-        DType::Double => product::<f64>(a, b, dims),
-        other => Err(Error::invalid_argument(format!("MatMul has no kernel for dtype {other}"))),
-    }
+    Ok(Dims { m, k, n, rsa, csa, rsb, csb })
 }
 
 /// Sizes and (row, column) strides of a product `[m, k] @ [k, n]`.
@@ -72,14 +78,44 @@ impl Gemm for f64 {
     const GEMM: GemmFn<f64> = matrixmultiply::dgemm;
 }
 
-fn product<T: Gemm>(a: &Tensor, b: &Tensor, d: Dims) -> Result<Tensor> {
+fn product<T: Gemm + Float>(a: &Tensor, b: &Tensor, d: Dims) -> Result<Tensor> {
+    product_with::<T>(a, b, d, Epilogue::none())
+}
+
+/// `matmul` with a bias and activation applied as the product writes its output
+/// (`_FusedMatMul`); `ep.bias` must have one value per output column.
+/// Errors: as [`matmul`], and `InvalidArgument` for a bias of another length.
+pub(crate) fn matmul_fused<T: Gemm + Float>(
+    a: &Tensor,
+    b: &Tensor,
+    transpose_a: bool,
+    transpose_b: bool,
+    ep: Epilogue<T>,
+) -> Result<Tensor> {
+    let probe = matmul_dims(a, b, transpose_a, transpose_b)?;
+    if let Some(bias) = ep.bias {
+        if bias.len() != probe.n {
+            return Err(Error::invalid_argument(format!(
+                "bias has {} values but the product has {} columns",
+                bias.len(),
+                probe.n
+            )));
+        }
+    }
+    if a.dtype() != T::DTYPE || b.dtype() != T::DTYPE {
+        return Err(Error::invalid_argument(format!("MatMul operands are {} and {}", a.dtype(), b.dtype())));
+    }
+    product_with(a, b, probe, ep)
+}
+
+fn product_with<T: Gemm + Float>(a: &Tensor, b: &Tensor, d: Dims, ep: Epilogue<T>) -> Result<Tensor> {
     let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     // [m, 0] @ [0, n] is m * n zeros from two empty inputs: checked and allocated fallibly
     let len = d.m.checked_mul(d.n).ok_or_else(|| {
         Error::invalid_argument(format!("MatMul output [{}, {}] has more elements than fit in memory", d.m, d.n))
     })?;
     let mut c = try_filled(T::ZERO, len, a.dtype())?;
-    gemm(d, x, y, &mut c);
+    gemm_with(d, x, y, &mut c, ep);
     Tensor::new(&[d.m, d.n], c)
 }
 
@@ -97,13 +133,55 @@ const MIN_PARALLEL_MACS: usize = 1 << 21;
 /// `d`'s strides) and `c` is `[m, n]` row-major. Split over the intra-op pool when large.
 /// Panics when the slices are shorter than `d` says (callers size them from `d`).
 pub(crate) fn gemm<T: Gemm>(d: Dims, a: &[T], b: &[T], c: &mut [T]) {
+    gemm_blocks(d, a, b, c, None, &|_, _, _, _, _| {});
+}
+
+/// [`gemm`] followed, block by block on the thread that computed the block, by `ep`: the
+/// bias is written into the block first and the product added to it (`beta = 1`), the
+/// activation applied to the block right after. Panics as [`gemm`], and when the bias is
+/// shorter than `d.n`.
+pub(crate) fn gemm_with<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: &mut [T], ep: Epilogue<T>) {
+    if ep.bias.is_none() && ep.act == super::epilogue::Activation::Identity {
+        return gemm(d, a, b, c);
+    }
+    let n = d.n;
+    let act = ep.act;
+    // SAFETY: called with a block of `c` given to one piece (rows [i0, i0+rows),
+    // columns [j0, j0+cols)), which no other piece touches
+    let after = |c: SendPtr<T>, i0: usize, rows: usize, j0: usize, cols: usize| unsafe {
+        for i in i0..i0 + rows {
+            act.apply(std::slice::from_raw_parts_mut(c.0.add(i * n + j0), cols));
+        }
+    };
+    gemm_blocks(d, a, b, c, ep.bias, &after);
+}
+
+/// The blocked product of [`gemm`]: with `bias`, each block is first set to the bias
+/// (columns `j0..`) and the product added; `after` runs on each finished block.
+fn gemm_blocks<T: Gemm>(
+    d: Dims,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    bias: Option<&[T]>,
+    after: &(dyn Fn(SendPtr<T>, usize, usize, usize, usize) + Sync),
+) {
     if d.m == 0 || d.n == 0 {
         return;
     }
     let span = |rows: usize, rs: isize, cols: usize, cs: isize| (rows - 1) * rs as usize + (cols - 1) * cs as usize + 1;
     assert!(c.len() >= d.m * d.n);
+    if let Some(bias) = bias {
+        assert!(bias.len() >= d.n);
+    }
     if d.k == 0 {
-        c[..d.m * d.n].iter_mut().for_each(|v| *v = T::ZERO);
+        for row in c[..d.m * d.n].chunks_mut(d.n) {
+            match bias {
+                Some(bias) => row.copy_from_slice(&bias[..d.n]),
+                None => row.iter_mut().for_each(|v| *v = T::ZERO),
+            }
+        }
+        after(SendPtr(c.as_mut_ptr()), 0, d.m, 0, d.n);
         return;
     }
     assert!(a.len() >= span(d.m, d.rsa, d.k, d.csa) && b.len() >= span(d.k, d.rsb, d.n, d.csb));
@@ -112,6 +190,15 @@ pub(crate) fn gemm<T: Gemm>(d: Dims, a: &[T], b: &[T], c: &mut [T]) {
     // SAFETY (every call below): the bounds were checked above; each call reads rows
     // [i0, i0+rows) of a and columns [j0, j0+cols) of b, and writes that block of c.
     let call = |i0: usize, rows: usize, j0: usize, cols: usize, c: SendPtr<T>| unsafe {
+        let beta = match bias {
+            Some(bias) => {
+                for i in i0..i0 + rows {
+                    std::slice::from_raw_parts_mut(c.0.add(i * d.n + j0), cols).copy_from_slice(&bias[j0..j0 + cols]);
+                }
+                T::ONE
+            }
+            None => T::ZERO,
+        };
         T::GEMM(
             rows,
             d.k,
@@ -123,11 +210,12 @@ pub(crate) fn gemm<T: Gemm>(d: Dims, a: &[T], b: &[T], c: &mut [T]) {
             b.as_ptr().offset(j0 as isize * d.csb),
             d.rsb,
             d.csb,
-            T::ZERO,
+            beta,
             c.0.add(i0 * d.n + j0),
             d.n as isize,
             1,
-        )
+        );
+        after(c, i0, rows, j0, cols);
     };
     let out = SendPtr(c.as_mut_ptr());
     if threads <= 1 || macs < MIN_PARALLEL_MACS {

@@ -3,6 +3,7 @@
 
 mod batch_matmul;
 mod broadcast;
+mod epilogue;
 mod matmul;
 mod num;
 pub mod parallel;
@@ -12,8 +13,10 @@ pub use batch_matmul::batch_matmul;
 pub use broadcast::{
     broadcast_binary, broadcast_binary_into, broadcast_indices, broadcast_shape, unary_map, unary_map_into,
 };
+pub(crate) use epilogue::read_fused_ops;
+pub use epilogue::{Activation, Epilogue};
 pub use matmul::matmul;
-pub(crate) use matmul::{gemm, Dims, Gemm};
+pub(crate) use matmul::{gemm, gemm_with, matmul_fused, Dims, Gemm};
 pub use num::{Float, Num};
 pub use reduce::{normalize_axes, reduce, reduced_shape};
 

@@ -33,6 +33,7 @@ pub mod cumulative;
 pub mod einsum;
 pub mod equality;
 pub mod functions;
+pub mod fused_matmul;
 pub mod legacy;
 pub mod logical;
 pub mod matmul;
@@ -89,6 +90,7 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         .chain(special::DEFS)
         .chain(reduction::DEFS)
         .chain(matmul::DEFS)
+        .chain(fused_matmul::DEFS)
         .chain(binary::DEFS)
         .chain(equality::DEFS)
         .chain(logical::DEFS)

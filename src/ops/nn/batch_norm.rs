@@ -5,7 +5,11 @@
 //! The channel dimension is last (`data_format` `NHWC`, `NDHWC`) or dimension 1 (`NCHW`,
 //! `NCDHW`; the 5-d formats are V3's). `x` and `y` have dtype `T` (float32; V2/V3 also
 //! float16 and bfloat16), the per-channel vectors dtype `U` (float32; V3 also bfloat16).
-//! Kernels widen to f64, compute, and round once into `T`/`U`.
+//! Kernels compute each element in f64 and round once into `T`/`U`. The float32 forward
+//! kernel (`T` and `U` float32, the form every real model uses) reads and writes float32
+//! directly, in place in `x`'s buffer when the kernel holds the only reference to it; its
+//! per-channel sums go over fixed blocks of rows on the intra-op pool, added in block order,
+//! so results do not depend on the thread count.
 //!
 //! Outputs of the forward ops, per `is_training`:
 //! - inference: `y = (x - mean) * scale / sqrt(variance + epsilon) + offset`;
@@ -163,7 +167,7 @@ impl Layout {
 }
 
 /// Checks a per-channel vector's length at run time (TensorFlow's kernel messages).
-pub(super) fn check_len(v: &[f64], c: usize, what: &str, prefix: &str) -> Result<()> {
+pub(super) fn check_len<T>(v: &[T], c: usize, what: &str, prefix: &str) -> Result<()> {
     if v.len() != c {
         return Err(Error::invalid_argument(format!(
             "{prefix}{what} must have the same number of elements as the channels of x, got {} and {c}",
@@ -299,6 +303,10 @@ struct ForwardKernel {
 
 impl Kernel for ForwardKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let all_f32 = ctx.inputs.len() == 5 && ctx.inputs.iter().all(|t| t.dtype() == DType::Float);
+        if all_f32 && self.u == DType::Float && ctx.input(0).num_elements() > 0 {
+            return self.compute_f32(ctx);
+        }
         let a = &self.attrs;
         let x = ctx.input(0);
         let l = Layout::new(x.shape(), a, "x")?;
@@ -329,6 +337,124 @@ impl Kernel for ForwardKernel {
         }
         Ok(out)
     }
+}
+
+impl ForwardKernel {
+    /// The float32 kernel (see the module docs): same values as the general one.
+    fn compute_f32(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let a = &self.attrs;
+        let l = Layout::new(ctx.input(0).shape(), a, "x")?;
+        let [scale, offset] = [1, 2].map(|i| ctx.input(i).clone());
+        let (scale, offset) = (scale.as_slice::<f32>()?, offset.as_slice::<f32>()?);
+        check_len(scale, l.c, "scale", "")?;
+        check_len(offset, l.c, "offset", "")?;
+        let (mean_in, var_in) = (ctx.input(3).clone(), ctx.input(4).clone());
+        let (mean_v, var_v) = (mean_in.as_slice::<f32>()?, var_in.as_slice::<f32>()?);
+        if !a.training || a.factor != 1.0 {
+            let prefix = if a.training { "When exponential_avg_factor != 1, " } else { "When is_training=false, " };
+            check_len(mean_v, l.c, "mean", prefix)?;
+            check_len(var_v, l.c, "variance", prefix)?;
+        }
+        let mut y = std::mem::replace(&mut ctx.inputs[0], Tensor::zeros(DType::Float, &[0]));
+        let vec = |v: Vec<f64>| -> Result<Tensor> { Tensor::new(&[l.c], v.into_iter().map(|x| x as f32).collect()) };
+        let f64s = |v: &[f32]| -> Vec<f64> { v.iter().map(|&x| x as f64).collect() };
+        let (scale, offset) = (f64s(scale), f64s(offset));
+        let stats = if a.training {
+            let xs = y.as_slice::<f32>()?;
+            let n = l.rest() as f64;
+            let mean: Vec<f64> = channel_sums(xs, &l, |_, v| v).iter().map(|s| s / n).collect();
+            let var: Vec<f64> = channel_sums(xs, &l, |ch, v| (v - mean[ch]).powi(2)).iter().map(|s| s / n).collect();
+            normalize_f32(y.as_mut_slice::<f32>()?, &l, &scale, &offset, &mean, &var, a.epsilon);
+            let adjust = if l.rest() > 1 { n / (n - 1.0) } else { 1.0 };
+            let f = a.factor;
+            let (run_mean, run_var) = if f == 1.0 {
+                (mean.clone(), var.iter().map(|v| v * adjust).collect())
+            } else {
+                let blend = |old: &[f32], new: &[f64], k: f64| -> Vec<f64> {
+                    old.iter().zip(new).map(|(&o, v)| (1.0 - f) * o as f64 + f * k * v).collect()
+                };
+                (blend(mean_v, &mean, 1.0), blend(var_v, &var, adjust))
+            };
+            [vec(run_mean)?, vec(run_var)?, vec(mean)?, vec(var)?]
+        } else {
+            normalize_f32(y.as_mut_slice::<f32>()?, &l, &scale, &offset, &f64s(mean_v), &f64s(var_v), a.epsilon);
+            [mean_in.clone(), var_in.clone(), mean_in.clone(), var_in.clone()]
+        };
+        let mut out = vec![y];
+        out.extend(stats);
+        if self.v3 {
+            out.push(Tensor::new(&[0], Vec::<f32>::new())?);
+        }
+        Ok(out)
+    }
+}
+
+/// Rows of `[c, inner]` per block of [`channel_sums`] (about 32K elements a block).
+fn rows_per_block(l: &Layout) -> usize {
+    (parallel::MIN_PARALLEL / (l.c * l.inner).max(1)).max(1)
+}
+
+/// Per-channel sums of `f(channel, x)` over float32 `x`, in f64: partial sums over fixed
+/// blocks of rows (on the intra-op pool when large), added in block order.
+fn channel_sums(x: &[f32], l: &Layout, f: impl Fn(usize, f64) -> f64 + Sync) -> Vec<f64> {
+    let row = l.c * l.inner;
+    let per = rows_per_block(l) * row;
+    let block = |xs: &[f32]| -> Vec<f64> {
+        let mut acc = vec![0.0; l.c];
+        if l.inner == 1 {
+            for r in xs.chunks(row) {
+                for (ch, (a, &v)) in acc.iter_mut().zip(r).enumerate() {
+                    *a += f(ch, v as f64);
+                }
+            }
+            return acc;
+        }
+        for r in xs.chunks(row) {
+            for (ch, part) in r.chunks(l.inner.max(1)).enumerate() {
+                let mut s = 0.0;
+                for &v in part {
+                    s += f(ch, v as f64);
+                }
+                acc[ch] += s;
+            }
+        }
+        acc
+    };
+    let partial: Vec<Vec<f64>> = if parallel::pieces(x.len()) > 1 {
+        use rayon::prelude::*;
+        parallel::install(|| x.par_chunks(per).map(block).collect())
+    } else {
+        x.chunks(per).map(block).collect()
+    };
+    let mut acc = vec![0.0; l.c];
+    for p in partial {
+        for (a, v) in acc.iter_mut().zip(p) {
+            *a += v;
+        }
+    }
+    acc
+}
+
+/// `y = (x - mean) * scale / sqrt(var + epsilon) + offset` per channel, in place on
+/// float32 `y` (each element computed in f64, rounded once), split over the pool by rows.
+fn normalize_f32(y: &mut [f32], l: &Layout, scale: &[f64], offset: &[f64], mean: &[f64], var: &[f64], eps: f64) {
+    let k: Vec<f64> = scale.iter().zip(var).map(|(s, v)| s / (v + eps).sqrt()).collect();
+    let row = l.c * l.inner;
+    let work = y.len();
+    parallel::for_rows(y, row, work, |_, r| {
+        if l.inner == 1 {
+            for (((v, &m), &k), &o) in r.iter_mut().zip(mean).zip(&k).zip(offset) {
+                *v = ((*v as f64 - m) * k + o) as f32;
+            }
+        } else {
+            for (ch, part) in r.chunks_mut(l.inner).enumerate() {
+                let (m, k, o) = (mean[ch], k[ch], offset[ch]);
+                for v in part {
+                    *v = ((*v as f64 - m) * k + o) as f32;
+                }
+            }
+        }
+    });
 }
 
 /// `(x - mean) * scale / sqrt(var + epsilon) + offset` per channel.
