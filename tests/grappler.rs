@@ -26,8 +26,9 @@ fn vals(n: usize, seed: u32) -> Vec<f32> {
         .collect()
 }
 
+/// Every pass on, remapping (batch-norm folding and fusion, opt-in) included.
 fn optimised(g: &Graph) -> Session {
-    Session::new(g).unwrap()
+    Session::with_options(g, &rewrites(RewriterConfig { remapping: Toggle::On as i32, ..Default::default() })).unwrap()
 }
 
 fn plain(g: &Graph) -> Session {
@@ -424,13 +425,20 @@ fn rewriter_config_switches_passes_off() {
         let sess = Session::with_options(&g, opts).unwrap();
         op_types(&plan(&sess, &[&x], &[&y], &[]))
     };
-    let all = types(&SessionOptions::new());
+    let all = types(&rewrites(RewriterConfig { remapping: Toggle::On as i32, ..Default::default() }));
     assert!(all.contains(&"_FusedMatMul") && !all.contains(&"AddV2"), "{all:?}");
+    // by default every pass but remapping runs (remapping is opt-in: Toggle::On)
+    let default = types(&SessionOptions::new());
+    assert!(default.contains(&"MatMul") && !default.contains(&"AddV2"), "{default:?}");
     let off = types(&SessionOptions::new().without_graph_optimization());
     assert!(off.contains(&"MatMul") && off.contains(&"AddV2") && off.contains(&"Relu"), "{off:?}");
     let no_remap = types(&rewrites(RewriterConfig { remapping: Toggle::Off as i32, ..Default::default() }));
     assert!(no_remap.contains(&"MatMul") && !no_remap.contains(&"AddV2"), "{no_remap:?}");
-    let no_fold = types(&rewrites(RewriterConfig { constant_folding: Toggle::Off as i32, ..Default::default() }));
+    let no_fold = types(&rewrites(RewriterConfig {
+        constant_folding: Toggle::Off as i32,
+        remapping: Toggle::On as i32,
+        ..Default::default()
+    }));
     assert!(no_fold.contains(&"_FusedMatMul") && no_fold.contains(&"AddV2"), "{no_fold:?}");
     // TensorFlow's serialized ConfigProto(graph_options=GraphOptions(rewrite_options=
     // RewriterConfig(remapping=OFF)))

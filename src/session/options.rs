@@ -46,6 +46,8 @@ impl SessionOptions {
     /// optimiser can also be turned off alone through the `RewriterConfig` toggles
     /// (`constant_folding`, `remapping`, `dependency_optimization`,
     /// `common_subgraph_elimination`, `arithmetic_optimization` set to `Toggle::Off`).
+    /// `remapping` (batch-norm folding and conv/matmul fusion) runs only when set to
+    /// `Toggle::On`.
     pub fn without_graph_optimization(mut self) -> SessionOptions {
         let graph = self.config.graph_options.get_or_insert_with(GraphOptions::default);
         graph.rewrite_options.get_or_insert_with(RewriterConfig::default).disable_meta_optimizer = true;
