@@ -2,7 +2,8 @@
 //! licence in its README.md): a TF1 SavedModel whose signatures read, increment, add to and
 //! reset a reference variable `counter` (outputs are `AssignAdd`/`Assign` ref tensors). Its
 //! checkpoint restores and the signatures run in one session to TensorFlow 2.21's values
-//! (`tf.compat.v1.saved_model.load`, the same calls in the same order).
+//! (`scripts/gen_public_models.py`: `tf.compat.v1.saved_model.load`, the same calls in the
+//! same order).
 
 use std::path::PathBuf;
 use tensorgraph::io::saved_model::SavedModelBundle;

@@ -4,8 +4,10 @@
 //! `ResourceApplyGradientDescent`, `ResourceApplyMomentum`, `ResourceApplyAdam`.
 //!
 //! A `VarHandleOp`'s output has dtype [`DType::Resource`], but no handle tensor ever exists
-//! at run time: as for `VariableV2`, the session keeps one buffer per variable op and hands
-//! it to the kernels that take the handle (their [`RegisteredOp::ref_inputs`]). The optimizer
+//! at run time: the session keeps one buffer per resource, keyed as TensorFlow's resource
+//! manager keys it ([`resource_key`]: container and `shared_name`, so that every handle op
+//! naming one resource reaches one buffer), and hands it to the kernels that take the handle
+//! (their [`RegisteredOp::ref_inputs`]). The optimizer
 //! updates share their shape checks and kernels with the reference forms in
 //! [`super::training`].
 
