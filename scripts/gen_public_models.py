@@ -88,9 +88,40 @@ def tf2_half_plus_two():
                 print(f"half_plus_two_tf2_cpu {key} {ok}:", s.run(out.name, {inp.name: feed}).reshape(-1).tolist())
 
 
+def counter():
+    """saved_model_counter: its signatures in one session, in the order tests/public_counter.rs runs them."""
+    path = os.path.join(PUB, "serving/saved_model_counter/00000123")
+    with tf.Graph().as_default(), v1.Session() as s:
+        sig = v1.saved_model.loader.load(s, ["serve"], path).signature_def
+        out = lambda key: sig[key].outputs["output"].name  # noqa: E731
+        for key, feed in [("get_counter", {}), ("incr_counter", {}),
+                          ("incr_counter_by", {sig["incr_counter_by"].inputs["delta"].name: 2.5}),
+                          ("get_counter", {}), ("reset_counter", {}), ("get_counter", {})]:
+            print(f"counter {key}:", s.run(out(key), feed))
+
+
+def regression_savedmodel(steps=5):
+    """regression_savedmodel: w, b, then `steps` runs of `train` on y = 0.1 x + 0.3, then w, b, SGD/iter."""
+    path = os.path.join(PUB, "tensorflow-rust/examples/regression_savedmodel")
+    x = np.linspace(-1.0, 2.0, 8).astype(np.float32)
+    y = (0.1 * x + 0.3).astype(np.float32)
+    with tf.Graph().as_default() as g, v1.Session() as s:
+        sig = v1.saved_model.loader.load(s, ["serve"], path).signature_def
+        read = lambda key: s.run(sig[key].outputs["output"].name).tolist()  # noqa: E731
+        print("regression_savedmodel w:", read("w"), "b:", read("b"))
+        train = sig["train"]
+        for _ in range(steps):
+            feed = {train.inputs["x"].name: x, train.inputs["y"].name: y}
+            print("regression_savedmodel train loss:", repr(s.run(train.outputs["loss"].name, feed)))
+        it = v1.raw_ops.ReadVariableOp(resource=g.get_tensor_by_name("SGD/iter:0"), dtype=tf.int64)
+        print("regression_savedmodel after training w:", read("w"), "b:", read("b"), "SGD/iter:", s.run(it))
+
+
 if __name__ == "__main__":
     regression(os.path.join(PUB, "tensorflow-rust/examples/regression/model.pb"))
     regression(os.path.join(PUB, "tensorflow-rust/examples/regression_checkpoint/model.pb"))
     multiplication()
     half_plus_two()
     tf2_half_plus_two()
+    counter()
+    regression_savedmodel()

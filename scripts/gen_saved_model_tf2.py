@@ -4,9 +4,8 @@
 a tf.Module with resource variables w [3, 2], b [2] and a `serving_default` signature
 y = relu(x @ w + b) (x: float32 [None, 3]).
 
-Prints its output for x = [[1, 2, 3], [-1, 0.5, 2]], which the test holds. (A Keras
-Sequential model saved the same way does not restore here yet: its signature reads
-variables the restore function leaves uninitialized.)
+Prints its output for x = [[1, 2, 3], [-1, 0.5, 2]], which the test holds. Keras models
+saved as SavedModels are scripts/gen_saved_model_keras.py's.
 
     ~/.cache/tensorgraph/tf-2.21-venv/bin/python scripts/gen_saved_model_tf2.py
 """

@@ -4,8 +4,10 @@
 //! `ResourceApplyGradientDescent`, `ResourceApplyMomentum`, `ResourceApplyAdam`.
 //!
 //! A `VarHandleOp`'s output has dtype [`DType::Resource`], but no handle tensor ever exists
-//! at run time: as for `VariableV2`, the session keeps one buffer per variable op and hands
-//! it to the kernels that take the handle (their [`RegisteredOp::ref_inputs`]). The optimizer
+//! at run time: the session keeps one buffer per resource, keyed as TensorFlow's resource
+//! manager keys it ([`resource_key`]: container and `shared_name`, so that every handle op
+//! naming one resource reaches one buffer), and hands it to the kernels that take the handle
+//! (their [`RegisteredOp::ref_inputs`]). The optimizer
 //! updates share their shape checks and kernels with the reference forms in
 //! [`super::training`].
 
@@ -13,7 +15,7 @@ use super::training::{self, Access};
 use super::variable_common::{handle_info, AddToVariable};
 use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
-use crate::graph::{Node, Operation, Output, Scope};
+use crate::graph::{AttrValue, Node, Operation, Output, Scope};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 use super::variable_common::uninitialized_resource;
@@ -58,9 +60,46 @@ fn check_value(ctx: &InferCtx, what: &str, value: usize) -> Result<()> {
     Ok(())
 }
 
+/// TensorFlow's `ResourceHandle::ANONYMOUS_NAME`: a `VarHandleOp` whose `shared_name` is this
+/// makes a variable of its own (what eager TF2 code creates), shared with no other op.
+pub const ANONYMOUS_NAME: &str = "cd2c89b7-88b7-44c8-ad83-06c2a9158347";
+
+/// The container TensorFlow's resource manager uses when an op's `container` attr is empty.
+pub const DEFAULT_CONTAINER: &str = "localhost";
+
+/// Where a `VarHandleOp`'s variable lives in the session, as TensorFlow's resource manager
+/// keys it: `(container, shared_name)`, an empty `container` being [`DEFAULT_CONTAINER`]. Every
+/// `VarHandleOp` of a session with the same pair names the same variable, whatever its node
+/// name: the handles a TF2 SavedModel's restore function and its signatures take, a function
+/// body inlined at several call sites, two imports of one graph. An empty `shared_name` is a
+/// name like any other (TF shares it too). `None` for an anonymous variable (`shared_name`
+/// [`ANONYMOUS_NAME`]): the op's variable is its own.
+/// Keys are bytes, as the attrs are. Errors: `InvalidArgument` when `container` or
+/// `shared_name` is not a string attr.
+pub fn resource_key(node: &Node) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+    let attr = |name: &str| -> Result<Vec<u8>> {
+        match node.attrs.get(name) {
+            None => Ok(Vec::new()),
+            Some(AttrValue::String(s)) => Ok(s.clone()),
+            Some(other) => Err(Error::invalid_argument(format!(
+                "{} '{}': attr '{name}' must be a string, got {other:?}",
+                node.op_type, node.name
+            ))),
+        }
+    };
+    let shared_name = attr("shared_name")?;
+    if shared_name == ANONYMOUS_NAME.as_bytes() {
+        return Ok(None);
+    }
+    let container = attr("container")?;
+    let container = if container.is_empty() { DEFAULT_CONTAINER.as_bytes().to_vec() } else { container };
+    Ok(Some((container, shared_name)))
+}
+
 /// `VarHandleOp`: a resource variable (attrs `dtype`, `shape`, `container`, `shared_name`,
 /// `debug_name`, `allowed_devices`). Its output is the handle (dtype `resource`, shape `[]`);
-/// the value lives in the session, keyed by this op, like a `VariableV2`'s.
+/// the value lives in the session under [`resource_key`] (`(container, shared_name)`, as in
+/// TensorFlow's resource manager), so all handle ops with the same key share one variable.
 pub struct VarHandleOp;
 impl RegisteredOp for VarHandleOp {
     fn op_type(&self) -> &'static str {
@@ -70,6 +109,7 @@ impl RegisteredOp for VarHandleOp {
         let dtype = ctx.node.attr_type("dtype")?;
         dtype.check_storage("the value of a resource variable")?;
         ctx.node.attr_shape("shape")?;
+        resource_key(ctx.node)?;
         Ok(vec![(DType::Resource, Shape::scalar())])
     }
     fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {

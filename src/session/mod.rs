@@ -271,7 +271,7 @@ impl Session {
     /// The value of variable op `var` (a `VariableV2` or a resource variable's
     /// `VarHandleOp`) without running anything (`None` when uninitialized).
     pub fn variable_value(&self, var: &Operation) -> Option<Tensor> {
-        self.state.var_slot(var.id()).read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.state.var_slot(var.id(), &var.node()).read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Sets the value of variable op `var` (a `VariableV2` or a resource variable's
@@ -300,7 +300,7 @@ impl Session {
                 fmt_dims(value.shape())
             )));
         }
-        *self.state.var_slot(var.id()).write().unwrap_or_else(|e| e.into_inner()) = Some(value);
+        *self.state.var_slot(var.id(), &var.node()).write().unwrap_or_else(|e| e.into_inner()) = Some(value);
         Ok(())
     }
 }

@@ -301,7 +301,7 @@ impl Plan {
                 };
                 let (mode, v) = match var {
                     Some(var) => {
-                        let slot = (state.var_slot(var), nodes[var].name.clone());
+                        let slot = (state.var_slot(var, &nodes[var]), nodes[var].name.clone());
                         if forwards {
                             (InputMode::Token, None)
                         } else if refs.contains(&i) {
@@ -325,7 +325,7 @@ impl Plan {
                         // a consumer of `v/read` ordered by control inputs: the value of
                         // `v` when this item runs
                         Some(&var) if !forwards && !node.control_inputs.is_empty() => {
-                            (InputMode::ReadVar(state.var_slot(var), nodes[var].name.clone()), None)
+                            (InputMode::ReadVar(state.var_slot(var, &nodes[var]), nodes[var].name.clone()), None)
                         }
                         _ => (InputMode::Value, None),
                     },
@@ -403,7 +403,7 @@ impl Plan {
                 if n.op_type == "VarHandleOp" {
                     return Err(resource_handle_as_value("a fetch", &n.name));
                 }
-                plan_fetches.push(Fetch::Var(state.var_slot(op), n.name.clone()));
+                plan_fetches.push(Fetch::Var(state.var_slot(op, n), n.name.clone()));
                 continue;
             }
             let it = item_of[op];
@@ -412,7 +412,7 @@ impl Plan {
                 Some(&var) if nodes[var].op_type == "VarHandleOp" => {
                     return Err(resource_handle_as_value("a fetch", &nodes[var].name))
                 }
-                Some(&var) => Fetch::OutputVar(state.var_slot(var), nodes[var].name.clone()),
+                Some(&var) => Fetch::OutputVar(state.var_slot(var, &nodes[var]), nodes[var].name.clone()),
                 None => Fetch::Output,
             });
         }
