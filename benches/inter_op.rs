@@ -37,7 +37,7 @@ fn bench(c: &mut Criterion) {
         let config = ConfigProto {
             intra_op_parallelism_threads: intra,
             inter_op_parallelism_threads: inter,
-            use_per_session_threads: false,
+            ..ConfigProto::default()
         };
         let sess = Session::with_options(&g, &SessionOptions { config }).unwrap();
         let name = format!("inception_block_batch8_intra{intra}_inter{inter}");

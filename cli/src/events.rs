@@ -151,13 +151,16 @@ fn text_line(o: &Value) -> String {
     head + &body
 }
 
-/// Runs the command: every event file at `args.path`, in path order.
+/// Runs the command: every event file at `args.path`, in path order. Errors: no event files,
+/// a corrupt record, or a `--tag` no summary value has (naming the tags there are).
 pub fn run(args: &EventsArgs) -> Result<(), String> {
     let files = event_files(&args.path).map_err(|e| e.to_string())?;
     if files.is_empty() {
         return Err(format!("{}: no event files (events.out.tfevents.*) in it", args.path.display()));
     }
     let mut text = String::new();
+    // the tags seen, to name them when --tag matched nothing
+    let (mut tags, mut matched) = (std::collections::BTreeSet::new(), false);
     for file in files {
         let name = file.display().to_string();
         let mut reader = EventFileReader::open(&file).map_err(|e| e.to_string())?;
@@ -166,7 +169,12 @@ pub fn run(args: &EventsArgs) -> Result<(), String> {
         }
         for event in reader.by_ref() {
             let event = event.map_err(|e| e.to_string())?;
-            for o in event_json(&name, &event, args.tag.as_deref()) {
+            let rows = event_json(&name, &event, args.tag.as_deref());
+            if let (Some(_), Some(EventKind::Summary(summary))) = (&args.tag, &event.what) {
+                tags.extend(summary.value.iter().map(|v| v.tag.clone()));
+                matched |= !rows.is_empty();
+            }
+            for o in rows {
                 if args.json {
                     text.push_str(&o.to_string());
                 } else {
@@ -180,5 +188,12 @@ pub fn run(args: &EventsArgs) -> Result<(), String> {
             eprintln!("warning: {w}");
         }
     }
-    write_stdout(&text)
+    match &args.tag {
+        Some(tag) if !matched => Err(format!(
+            "no summary value is tagged '{tag}' in {}; its tags: {}",
+            args.path.display(),
+            if tags.is_empty() { "none".to_string() } else { tags.into_iter().collect::<Vec<_>>().join(", ") }
+        )),
+        _ => write_stdout(&text),
+    }
 }

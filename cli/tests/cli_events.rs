@@ -53,6 +53,15 @@ fn json_and_tag_give_the_values() {
 }
 
 #[test]
+fn a_tag_no_value_has_fails_naming_the_tags_there_are() {
+    let f = fixture_file();
+    fails(
+        &["events", &s(&f), "--tag", "los"],
+        &format!("no summary value is tagged 'los' in {}; its tags: loss, weights", s(&f)),
+    );
+}
+
+#[test]
 fn a_truncated_file_prints_its_complete_records_and_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let bytes = std::fs::read(fixture_file()).unwrap();

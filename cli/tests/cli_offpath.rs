@@ -80,7 +80,6 @@ fn an_empty_placeholder_shape_follows_the_producer() {
 }
 
 const V1: &str = "a V1 checkpoint (the single-file tensor-slice format of tf.compat.v1.train.Saver(write_version=V1))";
-const V1_ADVICE: &str = "it holds variable values, not a graph: restore it into the model's graph (Saver::restore, init_from_checkpoint, or --ckpt on the command line) or list it (CheckpointReader, tensorgraph inspect), which read V1 checkpoints as V2 ones";
 use tensorgraph::io::model_file::SAVED_MODEL_HINT;
 
 /// Runs a command that must fail with exactly `error: {want}` (exit 1, nothing on stdout).

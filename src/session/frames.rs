@@ -95,8 +95,6 @@ pub(crate) struct Frames<'p> {
     /// Child frame instances by (parent instance, parent iteration, static frame).
     children: HashMap<(usize, usize, usize), usize>,
     ready: BinaryHeap<Task>,
-    /// Live tasks in `ready` whose item is expensive ([`super::plan::Item::expensive`]).
-    expensive_ready: usize,
     seq: u64,
 }
 
@@ -133,7 +131,6 @@ impl<'p> Frames<'p> {
             free: Vec::new(),
             children: HashMap::new(),
             ready: BinaryHeap::with_capacity(plan.roots.len().max(16)),
-            expensive_ready: 0,
             seq: 0,
         }
     }
@@ -160,21 +157,12 @@ impl<'p> Frames<'p> {
 
     /// The next ready item (lowest item number first).
     pub fn pop(&mut self) -> Option<Task> {
-        let task = self.ready.pop()?;
-        if !task.dead && self.plan.items[task.item].expensive {
-            self.expensive_ready -= 1;
-        }
-        Some(task)
+        self.ready.pop()
     }
 
     /// The number of ready tasks.
     pub fn ready_len(&self) -> usize {
         self.ready.len()
-    }
-
-    /// The number of ready live tasks whose kernels are expensive (worth another thread).
-    pub fn expensive_ready(&self) -> usize {
-        self.expensive_ready
     }
 
     /// Iteration `iter` of frame instance `frame` (which must exist).
@@ -191,7 +179,6 @@ impl<'p> Frames<'p> {
     fn push(&mut self, frame: usize, iter: usize, item: usize, dead: bool) {
         self.iteration(frame, iter).outstanding_ops += 1;
         self.seq += 1;
-        self.expensive_ready += usize::from(!dead && self.plan.items[item].expensive);
         self.ready.push(Task { item, frame, iter, dead, seq: self.seq });
     }
 
@@ -264,13 +251,12 @@ impl<'p> Frames<'p> {
     ) {
         let plan = self.plan;
         let items = &plan.items;
-        let Frames { frames, ready, seq, expensive_ready, .. } = self;
+        let Frames { frames, ready, seq, .. } = self;
         let f = frames[frame].as_mut().expect("frame instance exists");
         let st = &mut f.iters[iter - f.first];
         let mut make_ready = |st: &mut IterState, item: usize, dead: bool| {
             st.outstanding_ops += 1;
             *seq += 1;
-            *expensive_ready += usize::from(!dead && items[item].expensive);
             ready.push(Task { item, frame, iter, dead, seq: *seq });
         };
         for e in edges {
