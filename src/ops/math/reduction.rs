@@ -199,12 +199,7 @@ impl RegisteredOp for Reduce {
         let tiled = mul(&s.named("Tile"), &g_kept, &ones)?;
         let out = match self.kind {
             Kind::Sum | Kind::Prod | Kind::All | Kind::Any => tiled,
-            Kind::Mean => {
-                let n_in = cast(s, &size(s, x)?, x.dtype())?;
-                let n_out = cast(&s.named("Cast_1"), &size(&s.named("Size_1"), &ctx.outputs[0])?, x.dtype())?;
-                let factor = div(s, &n_in, &n_out)?;
-                div(&s.named("truediv_1"), &tiled, &factor)?
-            }
+            Kind::Mean => mean_grad(ctx, &tiled)?,
             Kind::Max | Kind::Min => {
                 let y = &ctx.outputs[0];
                 let y_kept = if keep { y.clone() } else { reshape_to(&s.named("Reshape_1"), y, &kept)? };
@@ -216,6 +211,16 @@ impl RegisteredOp for Reduce {
         };
         Ok(vec![Some(out), None])
     }
+}
+
+/// `Mean`'s gradient from the broadcast gradient `tiled`: divided by the ratio of the
+/// input's size to the output's (TensorFlow's `_MeanGrad`, its `Size`/`Cast`/`truediv` names).
+fn mean_grad(ctx: &GradCtx, tiled: &Output) -> Result<Output> {
+    let (s, x) = (ctx.scope, &ctx.inputs[0]);
+    let n_in = cast(s, &size(s, x)?, x.dtype())?;
+    let n_out = cast(&s.named("Cast_1"), &size(&s.named("Size_1"), &ctx.outputs[0])?, x.dtype())?;
+    let factor = div(s, &n_in, &n_out)?;
+    div(&s.named("truediv_1"), tiled, &factor)
 }
 
 impl Reduce {
@@ -241,12 +246,7 @@ impl Reduce {
         let g_kept = reshape(s, g, &kept)?;
         let tiled = broadcast_to(s, &g_kept, &x_shape)?;
         let out = match self.kind {
-            Kind::Mean => {
-                let n_in = cast(s, &size(s, x)?, x.dtype())?;
-                let n_out = cast(&s.named("Cast_1"), &size(&s.named("Size_1"), &ctx.outputs[0])?, x.dtype())?;
-                let factor = div(s, &n_in, &n_out)?;
-                div(&s.named("truediv_1"), &tiled, &factor)?
-            }
+            Kind::Mean => mean_grad(ctx, &tiled)?,
             Kind::Max | Kind::Min => {
                 let y_kept = reshape(&s.named("Reshape_1"), &ctx.outputs[0], &kept)?;
                 let eq = equal(s, x, &y_kept)?;
