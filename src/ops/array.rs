@@ -5,7 +5,7 @@
 //! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), UnsortedSegmentSum (`segment`),
 //! Transpose/InvertPermutation (`transpose`), Squeeze (`squeeze`), Range (`range`),
 //! ReverseV2/ReverseSequence (`reverse`), BroadcastTo (`broadcast_to`), OneHot
-//! (`one_hot`), Unique/Where (`unique`), MirrorPad/MirrorPadGrad (`mirror_pad`) and
+//! (`one_hot`), Unique/ListDiff/Where (`unique`), MirrorPad/MirrorPadGrad (`mirror_pad`) and
 //! StopGradient/PreventGradient (`stop_gradient`); `layout` holds the flat-index helpers
 //! their kernels share.
 //!
@@ -58,7 +58,7 @@ pub use strided_slice::{
 };
 pub use tile::{tile, tile_dyn, Tile};
 pub use transpose::{transpose, transpose_dyn, InvertPermutation, Transpose};
-pub use unique::{unique, where_, Unique, Where};
+pub use unique::{list_diff, unique, where_, ListDiff, Unique, Where};
 
 use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
@@ -110,6 +110,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &BroadcastTo,
     &OneHot,
     &Unique,
+    &ListDiff,
     &Where,
     &MirrorPad,
     &MirrorPadGrad,

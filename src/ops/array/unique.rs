@@ -1,5 +1,6 @@
-//! `Unique` (`tf.unique`) and `Where` (`tf.where(condition)`): ops whose output size
-//! depends on the values. Neither has a gradient.
+//! `Unique` (`tf.unique`), `ListDiff` (`tf.compat.v1.setdiff1d`) and `Where`
+//! (`tf.where(condition)`): ops whose output size depends on the values. None has a
+//! gradient.
 
 use super::plain;
 use crate::error::{Error, Result};
@@ -125,6 +126,80 @@ impl Kernel for UniqueKernel {
 /// Errors: `InvalidArgument` as [`Unique`].
 pub fn unique(s: &Scope, x: &Output, out_idx: DType) -> Result<(Output, Output)> {
     let op = s.op("Unique", "Unique").input(x).attr("T", x.dtype()).attr("out_idx", out_idx).build()?;
+    Ok((op.output(0)?, op.output(1)?))
+}
+
+/// `ListDiff(x, y)` (attrs `T`, `out_idx` int32/int64 = int32; TensorFlow's
+/// `tf.compat.v1.setdiff1d`): `out`, the values of the 1-d `x` that are not in the 1-d
+/// `y`, in `x`'s order (repeats kept), and `idx`, their positions in `x`. Any dtype; NaN
+/// is in no `y`. Errors: `InvalidArgument` for an `x` or `y` not 1-d (TensorFlow's `x
+/// should be a 1D vector.`). No gradient (TensorFlow's `NotDifferentiable`).
+pub struct ListDiff;
+impl RegisteredOp for ListDiff {
+    fn op_type(&self) -> &'static str {
+        "ListDiff"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(2)?;
+        for (i, what) in [(0, "x"), (1, "y")] {
+            if let Some(r) = ctx.shape(i).rank().filter(|&r| r != 1) {
+                return Err(Error::invalid_argument(format!(
+                    "Shape must be rank 1 but is rank {r} (ListDiff's {what})"
+                )));
+            }
+        }
+        if ctx.dtype(0) != ctx.dtype(1) {
+            return Err(Error::invalid_argument(format!(
+                "ListDiff: x is {} but y is {}; both must have attr T's dtype",
+                ctx.dtype(0),
+                ctx.dtype(1)
+            )));
+        }
+        let out_idx = ctx.node.attr_type("out_idx").unwrap_or(DType::Int32);
+        Ok(vec![(ctx.dtype(0), Shape::partial(&[None])), (out_idx, Shape::partial(&[None]))])
+    }
+    fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
+        let out_idx = if node.attrs.contains_key("out_idx") { node.attr_type("out_idx")? } else { DType::Int32 };
+        if !super::INTS.contains(&out_idx) {
+            return Err(Error::invalid_argument(format!("attr out_idx of '{}' must be int32 or int64", node.name)));
+        }
+        Ok(Box::new(ListDiffKernel { out_idx }))
+    }
+}
+
+/// A prepared `ListDiff`: the dtype of `idx`.
+struct ListDiffKernel {
+    out_idx: DType,
+}
+
+impl Kernel for ListDiffKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let (x, y) = (ctx.input(0), ctx.input(1));
+        if x.rank() != 1 {
+            return Err(Error::invalid_argument("x should be a 1D vector."));
+        }
+        if y.rank() != 1 {
+            return Err(Error::invalid_argument("y should be a 1D vector."));
+        }
+        // NaN's key is its own (`Alone`), so it is never in y
+        let in_y: std::collections::HashSet<Key> =
+            keys(y.storage()).into_iter().filter(|k| !matches!(k, Key::Alone(_))).collect();
+        let kept: Vec<usize> = keys(x.storage())
+            .into_iter()
+            .enumerate()
+            .filter(|(_, k)| matches!(k, Key::Alone(_)) || !in_y.contains(k))
+            .map(|(i, _)| i)
+            .collect();
+        let out = Tensor::from_storage(&[kept.len()], x.storage().gather(&kept))?;
+        let idx: Vec<f64> = kept.iter().map(|&i| i as f64).collect();
+        Ok(vec![out, Tensor::from_f64(self.out_idx, &[idx.len()], &idx)?])
+    }
+}
+
+/// `tf.compat.v1.setdiff1d(x, y, index_dtype)`: op `ListDiff`, default name `ListDiff`;
+/// returns `(out, idx)`. Errors: `InvalidArgument` as [`ListDiff`].
+pub fn list_diff(s: &Scope, x: &Output, y: &Output, out_idx: DType) -> Result<(Output, Output)> {
+    let op = s.op("ListDiff", "ListDiff").input(x).input(y).attr("T", x.dtype()).attr("out_idx", out_idx).build()?;
     Ok((op.output(0)?, op.output(1)?))
 }
 

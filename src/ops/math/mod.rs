@@ -38,6 +38,7 @@ pub mod legacy;
 pub mod logical;
 pub mod matmul;
 pub mod pow_diff;
+mod prod_grad;
 pub mod reduction;
 pub mod rounding;
 pub mod select;

@@ -5,12 +5,12 @@
 
 use super::arithmetic::{add, div, floor_mod, mul};
 use super::compare::equal;
-use super::cumulative::cumprod;
+use super::prod_grad::{prod_grad, prod_grad_dyn};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::ops::array::{
-    broadcast_to, cast, constant, dynamic_stitch, fill, gather, int_values, ones_like, range_dyn, reshape, reshape_to,
-    shape, size, stack, transpose,
+    broadcast_to, cast, constant, dynamic_stitch, fill, int_values, ones_like, range_dyn, reshape, reshape_to, shape,
+    size,
 };
 use crate::ops::kernels::{normalize_axes, reduce, reduced_shape, Num};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
@@ -49,8 +49,8 @@ enum Kind {
 /// empty tensor (`Min` gives the dtype's largest value, as TensorFlow), a non-bool
 /// `keep_dims` or another dtype (when the session prepares the node; `Prod`, `All` and
 /// `Any` refuse other dtypes at build time). Gradients: Sum, Mean, Max, Min and Prod as
-/// TensorFlow's (Prod's with `Cumprod`, needing constant axes and a known input rank; the
-/// others also for an unknown rank or computed axes, through `DynamicStitch`);
+/// TensorFlow's, also for an unknown rank or computed axes (through `DynamicStitch`;
+/// Prod's with `Cumprod`, `ListDiff` and `InvertPermutation`);
 /// none for All and Any.
 pub struct Reduce {
     op_type: &'static str,
@@ -227,21 +227,18 @@ impl Reduce {
     /// The gradient when the input's rank or the axes are known only when the graph runs
     /// (TensorFlow's `_SumGrad` general path: the gradient reshaped to
     /// [`reduced_shape_dyn`] and broadcast to `Shape(x)`; `_MeanGrad` divides by the
-    /// sizes' ratio, `_MinOrMaxGrad` spreads over the tied extremes). `Prod`'s gradient
-    /// needs the rank and constant axes (`Unimplemented` otherwise).
+    /// sizes' ratio, `_MinOrMaxGrad` spreads over the tied extremes, `_ProdGrad` permutes
+    /// through `ListDiff` and `InvertPermutation`).
     fn dynamic_gradient(&self, ctx: &GradCtx, g: &Output) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
         let x = &ctx.inputs[0];
         let axes = &ctx.inputs[1];
-        if self.kind == Kind::Prod {
-            return Err(Error::unimplemented(format!(
-                "gradient of {} needs the input rank and constant reduction axes (input {} has shape {})",
-                ctx.node.name,
-                x.name(),
-                x.shape()
-            )));
-        }
         let x_shape = shape(s, x)?;
+        if self.kind == Kind::Prod {
+            let keep = ctx.node.attr_bool_or("keep_dims", false)?;
+            let g = if keep { g.clone() } else { reshape(s, g, &reduced_shape_dyn(s, &x_shape, axes)?)? };
+            return Ok(vec![Some(prod_grad_dyn(s, x, &x_shape, &g, axes)?), None]);
+        }
         let kept = reduced_shape_dyn(s, &x_shape, axes)?;
         let g_kept = reshape(s, g, &kept)?;
         let tiled = broadcast_to(s, &g_kept, &x_shape)?;
@@ -271,7 +268,7 @@ impl Reduce {
 /// shape `input_shape` (int32 vector) with 1 on the reduced `axes` (int32/int64, a scalar
 /// or a vector, negative counting from the end), as
 /// `DynamicStitch([Range(0, rank, 1), (axes + rank) % rank], [input_shape, Fill(Shape(axes), 1)])`.
-fn reduced_shape_dyn(s: &Scope, input_shape: &Output, axes: &Output) -> Result<Output> {
+pub(super) fn reduced_shape_dyn(s: &Scope, input_shape: &Output, axes: &Output) -> Result<Output> {
     let axes = if axes.dtype() == DType::Int32 { axes.clone() } else { cast(s, axes, DType::Int32)? };
     let rank = size(s, input_shape)?;
     let axes = floor_mod(s, &add(s, &axes, &rank)?, &rank)?;
@@ -282,34 +279,6 @@ fn reduced_shape_dyn(s: &Scope, input_shape: &Output, axes: &Output) -> Result<O
     let delta = constant(&s.named("range/delta"), Tensor::scalar(1i32))?;
     let all = range_dyn(s, &start, &rank, &delta)?;
     dynamic_stitch(s, &[all, axes], &[input_shape.clone(), ones])
-}
-
-/// TensorFlow's `_ProdGrad` for constant axes `axes` of an input of rank `rank`, from the
-/// gradient `g` reshaped to the kept dimensions: the product of all other elements of
-/// each reduced group, as an exclusive cumulative product from each side (so zeros are
-/// handled), times the gradient broadcast to the input's shape.
-fn prod_grad(s: &Scope, x: &Output, g: &Output, axes: &[usize], rank: usize) -> Result<Output> {
-    let input_shape = shape(s, x)?;
-    let grad = broadcast_to(s, g, &input_shape)?;
-    let other: Vec<usize> = (0..rank).filter(|i| !axes.contains(i)).collect();
-    let perm: Vec<i64> = axes.iter().chain(&other).map(|&a| a as i64).collect();
-    let mut inverse = vec![0i64; rank];
-    for (i, &p) in perm.iter().enumerate() {
-        inverse[p as usize] = i as i64;
-    }
-    let ints = |v: &[usize]| Tensor::vector(v.iter().map(|&a| a as i32).collect::<Vec<_>>());
-    let reduced_idx = constant(&s.named("reduced"), ints(axes))?;
-    let other_idx = constant(&s.named("other"), ints(&other))?;
-    let reduced_num = reduce_prod(s, &gather(s, &input_shape, &reduced_idx, 0)?, Some(&[0]), false)?;
-    let other_num = reduce_prod(s, &gather(s, &input_shape, &other_idx, 0)?, Some(&[0]), false)?;
-    let permuted = transpose(s, x, &perm)?;
-    let permuted_shape = shape(s, &permuted)?;
-    let reshaped = reshape(s, &permuted, &stack(s, &[reduced_num, other_num], 0)?)?;
-    let left = cumprod(s, &reshaped, 0, true, false)?;
-    let right = cumprod(s, &reshaped, 0, true, true)?;
-    let y = reshape(s, &mul(s, &left, &right)?, &permuted_shape)?;
-    let out = mul(s, &grad, &transpose(s, &y, &inverse)?)?;
-    reshape(s, &out, &input_shape)
 }
 
 /// A prepared [`Reduce`]: its typed kernel function and `keep_dims`.
