@@ -14,9 +14,11 @@ In graph mode with control flow v1 (`tf.compat.v1.disable_control_flow_v2()`), w
   `uncapped` (maximum_iterations), `nested` (a loop in a loop reading a tensor from outside
   both), `cond` (a loop in a cond branch), `ta` (a TensorArray written in a loop), `tanh`
   (x = tanh(W x) for 4 steps), `gru` (a GRU cell over a TensorArray of inputs), `nest2`
-  (a nested loop with a weight read in the inner body);
+  (a nested loop with a weight read in the inner body), `condloop` (a cond inside a loop
+  body, with a cond on `p` nested in one branch);
 - expected.json: for each run the feeds, fetches and TensorFlow's outputs; for each
-  gradient case the gradients TensorFlow computes (tf.gradients on the same graph); the
+  gradient case the gradients TensorFlow computes (tf.gradients on the same graph; for
+  `condloop` and `incond`, the loop in the cond, also with `p` false); the
   shape-change error message; the trained classifier's initial values and first losses.
 
 Raw TensorArray ops (gen_data_flow_ops) are used so that the node names are those of the
@@ -67,6 +69,7 @@ FEEDS = {
     "Wh:0": (RNG.standard_normal((3, 4)) * 0.5).astype(np.float32),
     "Uh:0": (RNG.standard_normal((4, 4)) * 0.5).astype(np.float32),
     "wn:0": np.float32(0.7),
+    "wc:0": np.float32(0.8),
 }
 
 
@@ -147,10 +150,21 @@ def build():
         return i + 1, t + x
     _, n2 = tf.while_loop(lambda i, s: i < three, n2_body, [i0, x], name="nest2")
     nest2_y = tf.identity(n2, name="nest2_y")
+    # a cond inside a loop body: tanh(v wc) or v wc (on p) on even steps, v v + wc on odd ones
+    wc = tf.placeholder(tf.float32, [], name="wc")
+
+    def cl_body(i, v):
+        even = tf.equal(i % 2, 0)
+        t = tf.cond(even, lambda: tf.cond(p, lambda: tf.tanh(v * wc), lambda: v * wc), lambda: v * v + wc)
+        return i + 1, t
+    _, cl = tf.while_loop(lambda i, v: i < four, cl_body, [i0, x], name="condloop")
+    condloop_y = tf.identity(cl, name="condloop_y")
     return [("tanh", tanh_y, [W, x0]), ("gru", gru_y, [xs] + ws), ("nest2", nest2_y, [w, x]),
             ("sum", tf.get_default_graph().get_tensor_by_name("sum/Exit_1:0"), [x]),
             ("capped", tf.get_default_graph().get_tensor_by_name("capped/Exit_2:0"), [x]),
-            ("nested", tf.get_default_graph().get_tensor_by_name("nested/Exit_1:0"), [x])]
+            ("nested", tf.get_default_graph().get_tensor_by_name("nested/Exit_1:0"), [x]),
+            ("condloop", condloop_y, [x, wc]),
+            ("incond", tf.get_default_graph().get_tensor_by_name("cond/Merge:0"), [x])]
 
 
 def main():
@@ -163,7 +177,7 @@ def main():
             f.write(text_format.MessageToString(gd))
         fetches = ["sum/Exit:0", "sum/Exit_1:0", "fib/Exit_1:0", "capped/Exit_1:0", "capped/Exit_2:0",
                    "uncapped/Exit_1:0", "uncapped/Exit_2:0", "nested/Exit_1:0", "cond/Merge:0", "gathered:0",
-                   "tanh_y:0", "gru_y:0", "nest2_y:0"]
+                   "tanh_y:0", "gru_y:0", "nest2_y:0", "condloop_y:0"]
         grads = {}
         before = {n.name for n in g.as_graph_def().node}
         for name, y, xs in cases:
@@ -180,6 +194,9 @@ def main():
             for name, case in grads.items():
                 vals = s.run(case["grads"], FEEDS)
                 case["values"] = [tj(v) for v in vals]
+                if name in ("condloop", "incond"):
+                    vals = s.run(case["grads"], dict(FEEDS, **{"p:0": False}))
+                    case["values_p_false"] = [tj(v) for v in vals]
     # the shape-change error
     err = None
     g2 = tf.Graph()

@@ -15,6 +15,11 @@ use while_loop_common::{assert_tf, build, data_dir, expected, run};
 
 /// Checks case `name`'s gradients on graph `g` (y and xs by name) against TensorFlow's.
 fn check_case(g: &Graph, name: &str) {
+    check_case_p(g, name, None);
+}
+
+/// As [`check_case`], with `p` fed as given (`Some(false)`: TensorFlow's `values_p_false`).
+fn check_case_p(g: &Graph, name: &str, p: Option<bool>) {
     let e = expected();
     let case = &e["grads"][name];
     let y = g.tensor_by_name(case["y"].as_str().unwrap()).unwrap();
@@ -22,18 +27,45 @@ fn check_case(g: &Graph, name: &str) {
         case["xs"].as_array().unwrap().iter().map(|x| g.tensor_by_name(x.as_str().unwrap()).unwrap()).collect();
     let grads = gradients(&[y], &xs, None).unwrap_or_else(|e| panic!("{name}: {e}"));
     let grads: Vec<Output> = grads.into_iter().map(|g| g.unwrap_or_else(|| panic!("{name}: no gradient"))).collect();
-    let got = run(g, &grads, None).unwrap_or_else(|e| panic!("{name}: {e}"));
-    for (i, (t, want)) in got.iter().zip(case["values"].as_array().unwrap()).enumerate() {
-        assert_tf(&format!("{name}: gradient {i}"), t, want, 1e-4);
+    let got = run(g, &grads, p).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let key = if p == Some(false) { "values_p_false" } else { "values" };
+    for (i, (t, want)) in got.iter().zip(case[key].as_array().unwrap()).enumerate() {
+        assert_tf(&format!("{name} ({key}): gradient {i}"), t, want, 1e-4);
     }
 }
 
 #[test]
 fn loop_gradients_built_here_equal_tensorflows() {
-    for name in ["tanh", "sum", "capped", "gru", "nest2", "nested"] {
+    for name in ["tanh", "sum", "capped", "gru", "nest2", "nested", "condloop", "incond"] {
         let (g, _) = build();
         check_case(&g, name);
     }
+}
+
+/// A cond inside a loop body (with a cond on p in one branch) and a loop inside a cond
+/// branch, on both sides of p: the branch's forward values are pushed only when it runs
+/// and popped through a Switch on the popped predicate, as TensorFlow's.
+#[test]
+fn conds_in_loops_and_loops_in_conds_have_tensorflows_gradients() {
+    for name in ["condloop", "incond"] {
+        for p in [true, false] {
+            let (g, _) = build();
+            check_case_p(&g, name, Some(p));
+        }
+    }
+    // the gradient loop's pushes in the branch come before f_sync; the pops are guarded
+    let (g, cases) = build();
+    let (_, y, xs) = cases.iter().find(|c| c.0 == "condloop").unwrap();
+    let before = g.num_ops();
+    gradients(std::slice::from_ref(y), xs, None).unwrap();
+    let all = g.operations();
+    let made = &all[before..];
+    let sync = made.iter().find(|o| o.op_type() == "ControlTrigger" && o.name().ends_with("f_sync")).expect("f_sync");
+    let guarded_pops =
+        made.iter().filter(|o| o.op_type() == "StackPopV2" && all[o.node().inputs[0].0].op_type() == "Switch").count();
+    assert!(guarded_pops >= 3, "{guarded_pops} pops through a Switch");
+    let pushes_before_sync = sync.node().control_inputs.iter().filter(|&&c| all[c].op_type() == "StackPushV2").count();
+    assert_eq!(pushes_before_sync, guarded_pops, "every push in a branch comes before f_sync");
 }
 
 #[test]
@@ -47,8 +79,11 @@ fn gradients_of_loops_tensorflow_wrote_equal_tensorflows() {
     };
     // TensorFlow's GraphDef leaves the loops' output shapes unknown: the Sum gradients
     // reshape through Shape and DynamicStitch
-    for name in ["sum", "capped", "tanh", "gru", "nest2", "nested"] {
+    for name in ["sum", "capped", "tanh", "gru", "nest2", "nested", "condloop", "incond"] {
         check_case(&imported(), name);
+    }
+    for p in [true, false] {
+        check_case_p(&imported(), "condloop", Some(p));
     }
     // seeded at the loop outputs with d(y)/d(output): the seeds pass through the
     // gradients' `grad_ys_<i>` Identities, so the TensorArray gradients all have source
@@ -194,6 +229,50 @@ fn nested_loop_gradient_matches_finite_differences() {
         .unwrap();
         ops::mul(s, &r[1], &r[1]).unwrap()
     });
+}
+
+#[test]
+fn cond_in_loop_gradient_matches_finite_differences() {
+    // v <- cond(i even, cond(p, tanh(v w), v w), v v + w) over 5 steps, p both ways
+    let w = common::values(2, 14, 0.3, 0.9);
+    let x0 = common::values(2, 15, -0.8, 0.8);
+    for p in [true, false] {
+        common::check_gradients(&[(vec![2], w.clone()), (vec![2], x0.clone())], 1e-6, |s, v| {
+            let i0 = ops::constant(s, Tensor::scalar(0i32)).unwrap();
+            let n = ops::constant(s, Tensor::scalar(5i32)).unwrap();
+            let two = ops::constant(s, Tensor::scalar(2i32)).unwrap();
+            let zero = ops::constant(s, Tensor::scalar(0i32)).unwrap();
+            let pred = ops::constant(s, Tensor::scalar(p)).unwrap();
+            let w = v[0].clone();
+            let r = ops::while_loop(
+                s,
+                |s, u| ops::less(s, &u[0], &n),
+                |s, u| {
+                    let even = ops::equal(s, &ops::floor_mod(s, &u[0], &two)?, &zero)?;
+                    let x = &u[1];
+                    let t = ops::cond(
+                        s,
+                        &even,
+                        |s| {
+                            ops::cond(
+                                s,
+                                &pred,
+                                |s| Ok(vec![ops::tanh(s, &ops::mul(s, x, &w)?)?]),
+                                |s| Ok(vec![ops::mul(s, x, &w)?]),
+                            )
+                        },
+                        |s| Ok(vec![ops::add(s, &ops::mul(s, x, x)?, &w)?]),
+                    )?;
+                    let one = ops::constant(s, Tensor::scalar(1i32))?;
+                    Ok(vec![ops::add(s, &u[0], &one)?, t[0].clone()])
+                },
+                &[i0, v[1].clone()],
+                &WhileOptions::default(),
+            )
+            .unwrap();
+            ops::mul(s, &r[1], &r[1]).unwrap()
+        });
+    }
 }
 
 #[test]

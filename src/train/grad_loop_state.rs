@@ -17,6 +17,7 @@
 //! (TensorFlow's `grad_sync`); an inner gradient loop's final count (`b_count` Exit) is
 //! also an input of the outer `b_sync`.
 
+use super::cond_contexts::CondContexts;
 use super::while_loops::Loop;
 use crate::error::Result;
 use crate::graph::{Graph, Node, Operation, Output, Scope};
@@ -71,6 +72,11 @@ pub(crate) struct GradState<'a> {
     captured: RefCell<HashMap<(usize, usize), Output>>,
     history: RefCell<HashMap<(usize, usize), Output>>,
     sync: Cell<Option<usize>>,
+    /// The conds inside the forward loop's body.
+    conds: CondContexts,
+    /// The `ControlTrigger` `f_sync` the forward counter's NextIteration waits for (the
+    /// pushes inside a cond's branch come before it), made on first use.
+    forward_sync: Cell<Option<usize>>,
 }
 
 impl<'a> GradState<'a> {
@@ -146,6 +152,8 @@ impl<'a> GradState<'a> {
             captured: Default::default(),
             history: Default::default(),
             sync: Default::default(),
+            conds: CondContexts::new(call.nodes, l, call.loops)?,
+            forward_sync: Default::default(),
         })
     }
 
@@ -305,30 +313,61 @@ impl<'a> GradState<'a> {
         ops::enter(s, &x, &self.frame, true, self.l.parallel_iterations)
     }
 
+    /// TensorFlow's `forward_sync`: the `ControlTrigger` `f_sync` of the forward loop that
+    /// its counter's NextIteration waits for, made on first use in name scope `s`.
+    fn forward_sync(&self, s: &Scope) -> Result<usize> {
+        if let Some(t) = self.forward_sync.get() {
+            return Ok(t);
+        }
+        let mut s = s.clone();
+        s.control_deps.clear();
+        let t = ops::control_trigger(&s.named("f_sync"))?;
+        self.graph.write().add_control_input(self.forward_index, t.id());
+        self.mark_outside([t.id()]);
+        self.forward_sync.set(Some(t.id()));
+        Ok(t.id())
+    }
+
     /// TensorFlow's `AddForwardAccumulator` and `AddBackpropAccumulatedValue`: `x` (a
     /// value of the forward loop's frame) pushed on a stack each forward iteration,
-    /// popped each gradient iteration; the stack is made outside every loop.
+    /// popped each gradient iteration; the stack is made outside every loop. A value
+    /// inside a cond's branch is pushed only when the branch runs (the push reads it;
+    /// it comes before `f_sync`), and popped only when the branch ran: the pop reads the
+    /// stack through a `Switch` on the predicate's value of that iteration (itself popped).
     pub fn accumulate_forward(&self, s: &Scope, x: &Output) -> Result<Output> {
         let g = &self.graph;
         let pi = self.l.parallel_iterations;
         let root = g.scope().name_scope(&format!("{}/", s.prefix()));
+        let branch = self.conds.innermost(x.op, x.index);
         let before = g.num_ops();
         let max_size = ops::constant(&root, Tensor::scalar(-1i32))?;
         let acc = ops::stack_v2(&root.named("f_acc"), &max_size, x.dtype(), "")?;
         let enter_acc = self.forward_enter(&root, &acc)?;
         let push = ops::stack_push_v2(&root, &enter_acc, x)?;
-        // iteration i's push runs after its counter's Add and before its NextIteration,
-        // so the pushes of parallel iterations reach the stack in iteration order
+        // iteration i's push runs after its counter's Add and before its NextIteration
+        // (through f_sync for a push in a branch, which may not run), so the pushes of
+        // parallel iterations reach the stack in iteration order
+        let order_before = match branch {
+            None => self.forward_index,
+            Some(_) => self.forward_sync(&root)?,
+        };
         {
             let mut w = g.write();
-            w.add_control_input(self.forward_index, push.op);
+            w.add_control_input(order_before, push.op);
             w.add_control_input(push.op, self.forward_add);
         }
         self.mark_outside(before..g.num_ops());
         // the pop's name first, then its Enter under it (TensorFlow makes the pop first)
         let pop_name = root.unique_op_name("StackPopV2");
         let ps = g.scope().name_scope(&format!("{pop_name}/"));
-        let acc_in = self.grad_enter(&ps, &acc)?;
+        let mut acc_in = self.grad_enter(&ps, &acc)?;
+        if let Some(b) = branch {
+            let pred = self.real_value(&root, &out(g, b.pred.0, b.pred.1))?;
+            let mut ss = root.clone();
+            ss.control_deps.clear();
+            let (f, t) = ops::switch(&ss, &acc_in, &pred)?;
+            acc_in = if b.side == 1 { t } else { f };
+        }
         let pop = ops::stack_pop_v2(&root.named(&format!("{pop_name}/")), &acc_in, x.dtype())?;
         let shape = x.shape();
         {

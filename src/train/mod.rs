@@ -2,10 +2,12 @@
 //! checkpoint saver, and TensorBoard event files and summaries ([`summary`]).
 
 mod adam;
+mod cond_contexts;
 mod global_step;
 mod grad_loop_state;
 mod gradient_descent;
 mod gradients;
+mod inside_loops;
 mod momentum;
 mod moving_averages;
 mod optimizer;

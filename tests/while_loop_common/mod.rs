@@ -279,6 +279,38 @@ pub fn build() -> (Graph, Vec<Case>) {
     )
     .unwrap();
     let nest2_y = ops::identity(&s.named("nest2_y"), &r[1]).unwrap();
+    // a cond inside a loop body, with a cond on p nested in its true branch
+    let wc = ops::placeholder(&s.named("wc"), DType::Float, Shape::scalar()).unwrap();
+    let r = ops::while_loop(
+        &s,
+        |s, v| ops::less(s, &v[0], &four),
+        |s, v| {
+            let (mo, mi) = s.op_scope("mod");
+            let m = ops::floor_mod(&mo, &v[0], &ci(&mi, "y", 2))?;
+            let (eo, ei) = s.op_scope("Equal");
+            let even = ops::equal(&eo, &m, &ci(&ei, "y", 0))?;
+            let u = &v[1];
+            let t = ops::cond(
+                s,
+                &even,
+                |s| {
+                    ops::cond(
+                        s,
+                        &p,
+                        |s| Ok(vec![ops::tanh(s, &ops::mul(s, u, &wc)?)?]),
+                        |s| Ok(vec![ops::mul(s, u, &wc)?]),
+                    )
+                },
+                |s| Ok(vec![ops::add(s, &ops::mul(s, u, u)?, &wc)?]),
+            )?;
+            Ok(vec![add_c(s, &v[0], 1.0)?, t[0].clone()])
+        },
+        &[i0.clone(), x.clone()],
+        &opts("condloop"),
+    )
+    .unwrap();
+    let condloop_y = ops::identity(&s.named("condloop_y"), &r[1]).unwrap();
+    let cond_merge = g.tensor_by_name("cond/Merge:0").unwrap();
     let sum_exit = g.tensor_by_name("sum/Exit_1:0").unwrap();
     let capped_exit = g.tensor_by_name("capped/Exit_2:0").unwrap();
     let nested_exit = g.tensor_by_name("nested/Exit_1:0").unwrap();
@@ -288,7 +320,9 @@ pub fn build() -> (Graph, Vec<Case>) {
         ("nest2", nest2_y, vec![wn, x.clone()]),
         ("sum", sum_exit, vec![x.clone()]),
         ("capped", capped_exit, vec![x.clone()]),
-        ("nested", nested_exit, vec![x]),
+        ("nested", nested_exit, vec![x.clone()]),
+        ("condloop", condloop_y, vec![x.clone(), wc]),
+        ("incond", cond_merge, vec![x]),
     ];
     (g, cases)
 }
