@@ -160,4 +160,8 @@ impl FlowContext for Branch {
         self.captured.borrow_mut().insert(x.key(), sw.clone());
         Ok(sw)
     }
+
+    fn while_frames(&self) -> Vec<String> {
+        self.outer.as_ref().map(|o| o.while_frames()).unwrap_or_default()
+    }
 }

@@ -25,6 +25,9 @@ pub(crate) trait FlowContext {
     /// made inside, else an `Enter` / `Switch` of it made in name scope `s` (once per `x`),
     /// after the enclosing contexts brought it into theirs.
     fn add_value(&self, s: &Scope, x: &Output) -> Result<Output>;
+    /// The frames of the while loops whose cond or body is being built around this
+    /// context, innermost first.
+    fn while_frames(&self) -> Vec<String>;
 }
 
 thread_local! {
@@ -35,6 +38,12 @@ thread_local! {
 /// The innermost context being built in graph `g`, if any.
 pub(crate) fn enclosing(g: &Graph) -> Option<Rc<dyn FlowContext>> {
     STACK.with(|s| s.borrow().last().filter(|c| c.graph().same(g)).cloned())
+}
+
+/// The frames of the while loops being built in graph `g` (their cond or body is being
+/// built now: `tf.gradients` called there differentiates one iteration), innermost first.
+pub(crate) fn building_while_frames(g: &Graph) -> Vec<String> {
+    enclosing(g).map(|c| c.while_frames()).unwrap_or_default()
 }
 
 /// Runs `f` with `ctx` as the innermost context.

@@ -10,7 +10,7 @@ mod builder;
 pub mod cond;
 pub mod control_flow;
 pub mod conv;
-mod flow_context;
+pub(crate) mod flow_context;
 pub mod image;
 pub mod io_ops;
 pub mod io_ops_v1;

@@ -178,6 +178,12 @@ impl FlowContext for WhileCtx {
         self.captured.borrow_mut().insert(x.key(), e.clone());
         Ok(e)
     }
+
+    fn while_frames(&self) -> Vec<String> {
+        let mut f = vec![self.frame.clone()];
+        f.extend(self.outer.as_ref().map(|o| o.while_frames()).unwrap_or_default());
+        f
+    }
 }
 
 impl WhileCtx {

@@ -2,7 +2,7 @@
 //! under `gradients/`, each op's part under `gradients/<op>_grad/` built by the op's own
 //! gradient function from the registry.
 
-use super::{grad_loop_state, while_grad, while_loops};
+use super::{grad_loop_state, inside_loops, while_grad, while_loops};
 use crate::error::{Error, Result};
 use crate::graph::{traversal, Output, Scope};
 use crate::ops::{self, GradCtx};
@@ -16,8 +16,17 @@ use std::collections::{HashMap, HashSet};
 /// gradient source is `gradients` from the seed on); default ones: ops `gradients/Shape`,
 /// `gradients/grad_ys_0`, `gradients/Fill`.
 ///
-/// Errors: `InvalidArgument` when tensors come from another graph; `Unimplemented` when
-/// the path passes through an op whose gradient needs something tensorgraph lacks.
+/// Called while a `while_loop`'s body is being built (`ops::while_loop`'s body function),
+/// the gradient is that of one iteration, made of plain ops inside the body (TensorFlow's
+/// per-step gradients), as TensorFlow's `tf.compat.v1.gradients` there.
+///
+/// Errors: `InvalidArgument` when tensors come from another graph; for a y inside a while
+/// loop with gradients() called outside its body, and for an x inside a while loop whose
+/// output is a y (TensorFlow returns None, resp. a tensor of the gradient loop it marks
+/// not fetchable: see `inside_loops.rs`); inside a body, for a path through the loop's
+/// own Switch to a loop variable's initial value (TensorFlow's `Cannot compute gradient
+/// inside while loop with respect to op 'x'. ...`); `Unimplemented` when the path passes
+/// through an op whose gradient needs something tensorgraph lacks.
 pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Result<Vec<Option<Output>>> {
     let Some(first) = ys.first() else {
         return Err(Error::invalid_argument("gradients needs at least one y"));
@@ -36,8 +45,11 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
         Ok(())
     })?;
     // TF1 while loops: each outermost loop is one step of the walk (its representative
-    // op, `rep`), whose inputs are its Enters' inputs; its gradient is a gradient loop
-    let loops = while_loops::find_loops(&nodes)?;
+    // op, `rep`), whose inputs are its Enters' inputs; its gradient is a gradient loop.
+    // A loop whose body is being built now (gradients() called inside it) is not: its
+    // ops are plain ops of one iteration, as TensorFlow's.
+    let building = ops::flow_context::building_while_frames(&graph);
+    let loops: Vec<_> = while_loops::find_loops(&nodes)?.into_iter().filter(|l| !building.contains(&l.frame)).collect();
     let mut owner: Vec<Option<usize>> = vec![None; nodes.len()];
     for (li, l) in loops.iter().enumerate() {
         for (id, &m) in l.member.iter().enumerate() {
@@ -54,17 +66,7 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
     }
     let rep = |id: usize| owner[id].map_or(id, |li| rep_of[li]);
     let loop_at = |id: usize| owner[id].filter(|&li| rep_of[li] == id);
-    for t in xs.iter().chain(ys) {
-        if let Some(li) = owner[t.op().id()] {
-            if !loops[li].is_exit(t.op().id()) || xs.iter().any(|x| x.key() == t.key()) {
-                return Err(Error::unimplemented(format!(
-                    "gradients: {} is inside while loop '{}'; tensorgraph takes gradients of and with respect to tensors outside loops",
-                    t.name(),
-                    loops[li].frame
-                )));
-            }
-        }
-    }
+    inside_loops::check_ends(ys, xs, &owner, &loops)?;
     let mut from_x_rep = vec![false; nodes.len()];
     for (id, &f) in from_x.iter().enumerate() {
         if f {
@@ -112,11 +114,20 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
     let call = grad_loop_state::GradCall { root: &root, nodes: &nodes, from_x: &from_x, loops: &loops };
     for &id in order.iter().rev() {
         if let Some(li) = loop_at(id) {
+            // an x that is one of the loop's Exits keeps its gradient
+            let exits_x: Vec<((usize, usize), Vec<Output>)> = loops[li]
+                .vars
+                .iter()
+                .filter_map(|v| v.exit.map(|e| (e, 0)))
+                .filter(|k| x_keys.contains(k))
+                .filter_map(|k| pending.get(&k).map(|g| (k, g.clone())))
+                .collect();
             for ((src, idx), g) in while_grad::loop_gradient(&call, &loops[li], &mut pending, None)? {
                 if between[rep(src)] || x_keys.contains(&(src, idx)) {
                     pending.entry((src, idx)).or_default().push(g);
                 }
             }
+            pending.extend(exits_x);
             continue;
         }
         let node = nodes[id].clone();
@@ -126,6 +137,7 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
         if !has_any {
             continue;
         }
+        inside_loops::check_building_loop_op(&nodes, id, &from_x, &x_keys)?;
         let mut grads = Vec::with_capacity(n_out);
         for i in 0..n_out {
             let key = (id, i);
