@@ -104,7 +104,7 @@ fn lowered_while_and_if_gradients_equal_tensorflows() {
 #[test]
 fn lowered_loop_gradients_match_finite_differences() {
     let e = expected();
-    for c in e["cases"].as_array().unwrap().iter().filter(|c| (c["n"] == 4 || c["name"] == "halve")) {
+    for c in e["cases"].as_array().unwrap().iter().filter(|c| c["n"] == 4 || c["name"] == "halve") {
         let what = format!("{} (n = {})", c["name"], c["n"]);
         let g = graph();
         let y = g.tensor_by_name(c["y"].as_str().unwrap()).unwrap();
