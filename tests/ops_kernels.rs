@@ -267,6 +267,19 @@ fn binary_kernels_by_dtype_and_integer_division() {
     let e = run_err(&g, &ops::floor_div(&s, &x, &z).unwrap());
     assert_eq!(e.code, Code::InvalidArgument);
     assert!(e.message.contains("Integer division by zero in FloorDiv of [3] by []"), "{e}");
+    // ... as TensorFlow (tf.math.floormod and floordiv, 2.21): only an element computed can
+    // divide by zero, so an empty x by a 0 gives the empty result (Prod's gradient at
+    // unknown rank takes a scalar's (axes + 0) % 0), a broadcast one still fails
+    let empty = c(&g, &[0], Vec::<i32>::new());
+    for (name, op) in [("FloorMod", ops::floor_mod(&s, &empty, &z)), ("FloorDiv", ops::floor_div(&s, &empty, &z))] {
+        let r = run(&g, &op.unwrap());
+        assert_eq!((r.shape(), r.to_vec::<i32>().unwrap()), (&[0usize][..], vec![]), "{name}");
+    }
+    let e2 = c(&g, &[2, 0], Vec::<i64>::new());
+    let z2 = c(&g, &[2, 1], vec![0i64, 3]);
+    assert_eq!(run(&g, &ops::floor_mod(&s, &e2, &z2).unwrap()).shape(), &[2usize, 0][..]);
+    let e = run_err(&g, &ops::floor_mod(&s, &c(&g, &[1], vec![5i64]), &z2).unwrap());
+    assert!(e.message.contains("Integer division by zero in FloorMod of [1] by [2, 1]"), "{e}");
     // ... while truediv divides floats: inf and -inf
     let q = run(&g, &ops::div(&s, &x, &z).unwrap()).to_vec::<f64>().unwrap();
     assert_eq!(q, vec![f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY]);

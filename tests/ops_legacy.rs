@@ -76,6 +76,9 @@ fn div_v1_truncates_integers_as_cpp() {
     let e = run_err(&g, &ops::div_v1(&s, &c(&g, Tensor::vector(vec![-7i32, 7])), &z).unwrap());
     assert_eq!(e.code, Code::InvalidArgument);
     assert!(e.message.contains("Integer division by zero"), "{e}");
+    // raw.Div(x=[] int32, y=0) -> [] (no element is divided)
+    let empty = ops::div_v1(&s, &c(&g, Tensor::vector(Vec::<i32>::new())), &c(&g, Tensor::scalar(0i32))).unwrap();
+    assert_eq!(run(&g, &empty).shape(), &[0usize][..]);
     // raw.Div(x=[-7.,7.,0.], y=[2.,0.,0.]) -> [-3.5 inf nan]
     let xf = c(&g, Tensor::vector(vec![-7f32, 7., 0.]));
     let yf = c(&g, Tensor::vector(vec![2f32, 0., 0.]));

@@ -66,6 +66,52 @@ fn conds_in_loops_and_loops_in_conds_have_tensorflows_gradients() {
     assert!(guarded_pops >= 3, "{guarded_pops} pops through a Switch");
     let pushes_before_sync = sync.node().control_inputs.iter().filter(|&&c| all[c].op_type() == "StackPushV2").count();
     assert_eq!(pushes_before_sync, guarded_pops, "every push in a branch comes before f_sync");
+    // the guards are the predicates popped (dead when their own branch did not run), never
+    // a loop invariant's copy (the inner cond's p enters the loop: its copy would be live
+    // on odd steps too, and pop from an empty stack)
+    let pred_of = |o: &tensorgraph::Operation| all[all[o.node().inputs[0].0].node().inputs[1].0].clone();
+    for pop in made.iter().filter(|o| o.op_type() == "StackPopV2" && all[o.node().inputs[0].0].op_type() == "Switch") {
+        assert_eq!(pred_of(pop).op_type(), "StackPopV2", "{} guarded by {}", pop.name(), pred_of(pop).name());
+    }
+    // an untaken side's zero gradient is guarded the same way, also for a Switch of a loop
+    // invariant (wc into the false branch, output 1 unused): an unguarded zero would be a
+    // second live input of the cond_grad Merge
+    let guarded_zeros = |made: &[tensorgraph::Operation], all: &[tensorgraph::Operation], data: &str| {
+        made.iter()
+            .filter(|o| o.op_type() == "Merge" && o.name().ends_with("Switch_grad/cond_grad"))
+            .flat_map(|m| m.node().inputs.iter().map(|&(s, _)| all[s].clone()).collect::<Vec<_>>())
+            .filter(|z| {
+                let inner = |o: &tensorgraph::Operation| all[o.node().inputs[0].0].clone();
+                match data {
+                    // zeros of a known shape through a Switch on a popped predicate
+                    "Const" => {
+                        z.op_type() == "Switch"
+                            && inner(z).op_type() == "Const"
+                            && all[z.node().inputs[1].0].op_type() == "StackPopV2"
+                    }
+                    // zeros of a shape pushed in the branch, popped through a Switch
+                    _ => {
+                        z.op_type() == "Fill"
+                            && inner(z).op_type() == "StackPopV2"
+                            && inner(&inner(z)).op_type() == "Switch"
+                    }
+                }
+            })
+            .map(|z| z.name())
+            .collect::<Vec<_>>()
+    };
+    let z = guarded_zeros(made, &all, "Const");
+    assert!(z.iter().any(|n| n.starts_with("gradients/condloop/cond/add/Switch_grad/")), "{z:?}");
+    // TensorFlow's GraphDef leaves the loop values' shapes unknown: their zeros are filled
+    let text = std::fs::read_to_string(data_dir().join("loops.pbtxt")).unwrap();
+    let g = Graph::new();
+    import_graph_def(&g, &graph_def_from_text(&text).unwrap(), &ImportGraphDefOptions::new().prefix("")).unwrap();
+    let xs = [g.tensor_by_name("x:0").unwrap(), g.tensor_by_name("wc:0").unwrap()];
+    let before = g.num_ops();
+    gradients(&[g.tensor_by_name("condloop_y:0").unwrap()], &xs, None).unwrap();
+    let all = g.operations();
+    let z = guarded_zeros(&all[before..], &all, "Fill");
+    assert!(z.iter().any(|n| n.starts_with("gradients/condloop/cond/cond/mul_1/Switch_grad/")), "{z:?}");
 }
 
 #[test]

@@ -117,6 +117,11 @@ impl CondContexts {
         c
     }
 
+    /// The predicate of op `id` if it is a cond `Switch` of the loop.
+    pub fn switch_pred(&self, id: usize) -> Option<(usize, usize)> {
+        self.nodes_pred.get(id).copied().flatten()
+    }
+
     /// The innermost branch output `index` of op `id` runs in, if any.
     pub fn innermost(&self, id: usize, index: usize) -> Option<Branch> {
         self.of(id, index).last().copied()

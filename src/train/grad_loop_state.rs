@@ -17,7 +17,7 @@
 //! (TensorFlow's `grad_sync`); an inner gradient loop's final count (`b_count` Exit) is
 //! also an input of the outer `b_sync`.
 
-use super::cond_contexts::CondContexts;
+use super::cond_contexts::{Branch, CondContexts};
 use super::while_loops::Loop;
 use crate::error::Result;
 use crate::graph::{Graph, Node, Operation, Output, Scope};
@@ -71,6 +71,9 @@ pub(crate) struct GradState<'a> {
     outside: RefCell<Vec<bool>>,
     captured: RefCell<HashMap<(usize, usize), Output>>,
     history: RefCell<HashMap<(usize, usize), Output>>,
+    /// The cond predicates' values of each iteration, popped in the gradient loop (dead
+    /// when the predicate's own branch did not run): the guards of the pops in branches.
+    preds: RefCell<HashMap<(usize, usize), Output>>,
     sync: Cell<Option<usize>>,
     /// The conds inside the forward loop's body.
     conds: CondContexts,
@@ -151,6 +154,7 @@ impl<'a> GradState<'a> {
             outside: RefCell::new(outside),
             captured: Default::default(),
             history: Default::default(),
+            preds: Default::default(),
             sync: Default::default(),
             conds: CondContexts::new(call.nodes, l, call.loops)?,
             forward_sync: Default::default(),
@@ -335,10 +339,15 @@ impl<'a> GradState<'a> {
     /// it comes before `f_sync`), and popped only when the branch ran: the pop reads the
     /// stack through a `Switch` on the predicate's value of that iteration (itself popped).
     pub fn accumulate_forward(&self, s: &Scope, x: &Output) -> Result<Output> {
+        self.accumulate_forward_in(s, x, self.conds.innermost(x.op, x.index))
+    }
+
+    /// [`Self::accumulate_forward`] for `x` in cond branch `branch` (innermost) of the
+    /// forward loop, or in none.
+    fn accumulate_forward_in(&self, s: &Scope, x: &Output, branch: Option<Branch>) -> Result<Output> {
         let g = &self.graph;
         let pi = self.l.parallel_iterations;
         let root = g.scope().name_scope(&format!("{}/", s.prefix()));
-        let branch = self.conds.innermost(x.op, x.index);
         let before = g.num_ops();
         let max_size = ops::constant(&root, Tensor::scalar(-1i32))?;
         let acc = ops::stack_v2(&root.named("f_acc"), &max_size, x.dtype(), "")?;
@@ -362,7 +371,7 @@ impl<'a> GradState<'a> {
         let ps = g.scope().name_scope(&format!("{pop_name}/"));
         let mut acc_in = self.grad_enter(&ps, &acc)?;
         if let Some(b) = branch {
-            let pred = self.real_value(&root, &out(g, b.pred.0, b.pred.1))?;
+            let pred = self.branch_pred(&root, b.pred)?;
             let mut ss = root.clone();
             ss.control_deps.clear();
             let (f, t) = ops::switch(&ss, &acc_in, &pred)?;
@@ -380,6 +389,63 @@ impl<'a> GradState<'a> {
             g.write().add_control_input(sync, pop.op);
         }
         Ok(pop)
+    }
+
+    /// The value of cond predicate `pred` (a forward loop value, as `Branch::pred`) in
+    /// the gradient loop's iteration: always pushed and popped, never a loop invariant's
+    /// or a constant's copy as [`Self::add_value`] gives, so that it is dead when the
+    /// predicate's own branch did not run in that iteration (TensorFlow's `_MergeGrad`
+    /// accumulates a cond's `pred` the same way). A pop guarded by it then runs exactly
+    /// when its push did, however deep the conds nest.
+    fn branch_pred(&self, s: &Scope, pred: (usize, usize)) -> Result<Output> {
+        if let Some(v) = self.preds.borrow().get(&pred) {
+            return Ok(v.clone());
+        }
+        let x = out(&self.graph, pred.0, pred.1);
+        let v = if self.forward_member(pred.0) { self.accumulate_forward(s, &x)? } else { self.add_value(s, &x)? };
+        self.preds.borrow_mut().insert(pred, v.clone());
+        Ok(v)
+    }
+
+    /// The predicate of cond `Switch` `id` of the forward loop (none for other ops).
+    pub fn cond_switch_pred(&self, id: usize) -> Option<(usize, usize)> {
+        self.conds.switch_pred(id)
+    }
+
+    /// The zero gradient of output `index` of cond `Switch` `id` (one no gradient reached)
+    /// in the gradient loop, live exactly in the iterations where that output was
+    /// (TensorFlow's `_ControlFlowState.ZerosLike` for a switch): zeros of the output's
+    /// static shape through a `Switch` on the popped predicate, or, with the shape
+    /// unknown, zeros of its shape pushed in that branch. Made in name scope `s`.
+    pub fn switch_zeros(&self, s: &Scope, id: usize, index: usize) -> Result<Output> {
+        let g = &self.graph;
+        let (dtype, shape) = self.call.nodes[id].outputs[index].clone();
+        let Some(pred) = self.conds.switch_pred(id) else {
+            return Err(crate::error::Error::internal(format!(
+                "gradients: '{}' is no cond Switch of while loop '{}'",
+                self.call.nodes[id].name, self.l.frame
+            )));
+        };
+        let mut s = s.clone();
+        s.control_deps.clear();
+        match shape.to_vec() {
+            Some(d) => {
+                let zero = ops::constant(&s, Tensor::zeros(dtype, &d))?;
+                g.write().add_control_input(zero.op, self.body_pivot);
+                let pred = self.branch_pred(&s, pred)?;
+                let (f, t) = ops::switch(&s, &zero, &pred)?;
+                Ok(if index == 1 { t } else { f })
+            }
+            None => {
+                let before = g.num_ops();
+                let dims = ops::shape(&s, &out(g, id, index))?;
+                self.mark_outside(before..g.num_ops());
+                let dims = self.accumulate_forward_in(&s, &dims, Some(Branch { pred, side: index }))?;
+                let zero = ops::constant(&s, Tensor::from_f64(dtype, &[], &[0.0])?)?;
+                g.write().add_control_input(zero.op, self.body_pivot);
+                ops::fill(&s, &dims, &zero)
+            }
+        }
     }
 
     /// TensorFlow's `AddBackpropAccumulator`: the sum over the iterations of loop

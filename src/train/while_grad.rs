@@ -168,6 +168,17 @@ pub(crate) fn loop_gradient(
         let def =
             ops::lookup(node.op_type).map_err(|_| ops::unknown::unknown_op_gradient_error(&node.name, node.op_type))?;
         let scope = root.name_scope(&format!("{}_grad", node.name));
+        // a cond Switch's output no gradient reached gets zeros live only in the
+        // iterations that took its side (TensorFlow's loop-state ZerosLike): a plain
+        // zeros_like of it could read a loop invariant's copy, live in every iteration,
+        // and give the Switch's gradient Merge two live inputs
+        if st.cond_switch_pred(id).is_some() {
+            for (i, gr) in og.iter_mut().enumerate() {
+                if gr.is_none() && node.outputs[i].0.is_floating() {
+                    *gr = Some(st.switch_zeros(&scope, id, i)?);
+                }
+            }
+        }
         let op = Operation { graph: g.clone(), id };
         let from = g.num_ops();
         let ctx = GradCtx {

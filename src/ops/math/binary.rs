@@ -146,7 +146,8 @@ impl BinaryOp {
     pub const fn same_shape(op_type: &'static str, fns: BinaryFns, grad: GradFn) -> BinaryOp {
         BinaryOp { op_type, fns, same_shape: true, int_divisor: false, dtypes_at_build: true, grad }
     }
-    /// This op, refusing an integer divisor (input 1) holding 0 when run.
+    /// This op, refusing an integer divisor (input 1) holding 0 when run, unless the
+    /// result is empty (no element is divided, as TensorFlow's safe division functors).
     pub const fn nonzero_int_divisor(mut self) -> BinaryOp {
         self.int_divisor = true;
         self
@@ -230,8 +231,10 @@ impl Kernel for BinaryKernel {
                 fmt_dims(b.shape())
             )));
         }
+        // as TensorFlow's safe division functors, only an element actually computed can
+        // divide by zero: an empty x (so an empty result) never does
         if let Some(has_zero) = self.zero_divisor {
-            if has_zero(b)? {
+            if a.num_elements() > 0 && has_zero(b)? {
                 return Err(Error::invalid_argument(format!(
                     "Integer division by zero in {} of {} by {}",
                     ctx.op_type(),
