@@ -14,8 +14,8 @@ use prost::Message;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -51,9 +51,89 @@ enum Msg {
     Flush(mpsc::Sender<()>),
 }
 
+/// The queue between the `add_*` callers and the writer thread.
+#[derive(Default)]
+struct Queue {
+    /// Messages not yet taken by the writer thread, in order.
+    items: Vec<Msg>,
+    /// How many of `items` are events (bounded by `max_queue`).
+    events: usize,
+    /// Set by `close`: the thread writes what is queued and stops.
+    closed: bool,
+    /// Cleared when the writer thread ends, so that callers waiting for room return.
+    alive: bool,
+}
+
+/// The queue and its two wake-ups: `work` for the writer thread, `room` for callers
+/// waiting on a full queue. The thread takes every queued message at once, so a busy
+/// caller and the thread meet once per batch rather than once per event.
+#[derive(Default)]
+struct Shared {
+    queue: Mutex<Queue>,
+    work: Condvar,
+    room: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues `msg`, waiting while `max_queue` events are queued. `false` when the thread
+    /// has stopped.
+    fn push(&self, msg: Msg, max_queue: usize) -> bool {
+        let mut q = self.lock();
+        let is_event = matches!(msg, Msg::Event(_));
+        while is_event && q.events >= max_queue && q.alive {
+            q = self.room.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+        if !q.alive {
+            return false;
+        }
+        let was_empty = q.items.is_empty();
+        q.items.push(msg);
+        q.events += usize::from(is_event);
+        drop(q);
+        if was_empty {
+            self.work.notify_one();
+        }
+        true
+    }
+
+    /// The writer thread's wait: every queued message and whether the writer is closed;
+    /// an empty batch when `idle` passed with nothing queued.
+    fn take(&self, idle: Option<Duration>) -> (Vec<Msg>, bool) {
+        let mut q = self.lock();
+        while q.items.is_empty() && !q.closed {
+            match idle {
+                None => q = self.work.wait(q).unwrap_or_else(|e| e.into_inner()),
+                Some(d) => {
+                    let (g, t) = self.work.wait_timeout(q, d).unwrap_or_else(|e| e.into_inner());
+                    q = g;
+                    if t.timed_out() && q.items.is_empty() {
+                        break;
+                    }
+                }
+            }
+        }
+        let batch = std::mem::take(&mut q.items);
+        q.events = 0;
+        let closed = q.closed;
+        drop(q);
+        self.room.notify_all();
+        (batch, closed)
+    }
+
+    /// Marks the thread stopped and wakes every caller waiting for room.
+    fn stopped(&self) {
+        self.lock().alive = false;
+        self.room.notify_all();
+    }
+}
+
 /// A running writer thread and its file.
 struct Worker {
-    tx: SyncSender<Msg>,
+    shared: Arc<Shared>,
     thread: JoinHandle<()>,
     path: PathBuf,
 }
@@ -126,8 +206,8 @@ impl FileWriter {
     /// `close` (until `reopen`); a write error of the writer thread.
     pub fn add_event(&self, event: Event) -> Result<()> {
         self.take_error()?;
-        let tx = match self.lock().as_ref() {
-            Some(w) => w.tx.clone(),
+        let shared = match self.lock().as_ref() {
+            Some(w) => w.shared.clone(),
             None => {
                 return Err(Error::failed_precondition(format!(
                     "the FileWriter of {} is closed; reopen() it to write again",
@@ -135,7 +215,11 @@ impl FileWriter {
                 )))
             }
         };
-        tx.send(Msg::Event(Box::new(event))).map_err(|_| self.thread_gone())
+        if shared.push(Msg::Event(Box::new(event)), self.options.max_queue.max(1)) {
+            Ok(())
+        } else {
+            Err(self.thread_gone())
+        }
     }
 
     fn thread_gone(&self) -> Error {
@@ -208,9 +292,11 @@ impl FileWriter {
     /// Errors: a write error of the writer thread. A closed writer has nothing to flush.
     pub fn flush(&self) -> Result<()> {
         self.take_error()?;
-        let Some(tx) = self.lock().as_ref().map(|w| w.tx.clone()) else { return Ok(()) };
+        let Some(shared) = self.lock().as_ref().map(|w| w.shared.clone()) else { return Ok(()) };
         let (ack, done) = mpsc::channel();
-        tx.send(Msg::Flush(ack)).map_err(|_| self.thread_gone())?;
+        if !shared.push(Msg::Flush(ack), usize::MAX) {
+            return Err(self.thread_gone());
+        }
         done.recv().map_err(|_| self.thread_gone())?;
         self.take_error()
     }
@@ -220,7 +306,8 @@ impl FileWriter {
     pub fn close(&self) -> Result<()> {
         let worker = self.lock().take();
         if let Some(w) = worker {
-            drop(w.tx);
+            w.shared.lock().closed = true;
+            w.shared.work.notify_one();
             if w.thread.join().is_err() {
                 return Err(Error::internal("the event writer thread panicked"));
             }
@@ -262,14 +349,18 @@ fn start(logdir: &Path, options: &FileWriterOptions, error: &Arc<Mutex<Option<Er
     };
     let mut out = BufWriter::with_capacity(1 << 16, file);
     out.write_all(&encode_record(&first.encode_to_vec())).and_then(|_| out.flush()).map_err(|e| io(e, &path))?;
-    let (tx, rx) = mpsc::sync_channel(options.max_queue.max(1));
+    let shared = Arc::new(Shared::default());
+    shared.lock().alive = true;
     let flush_every = Duration::from_secs_f64(options.flush_secs.clamp(0.0, 1e9));
-    let (error, thread_path) = (error.clone(), path.clone());
+    let (error, thread_path, thread_shared) = (error.clone(), path.clone(), shared.clone());
     let thread = std::thread::Builder::new()
         .name("tensorgraph-events".into())
-        .spawn(move || write_loop(rx, out, &thread_path, flush_every, &error))
+        .spawn(move || {
+            write_loop(&thread_shared, out, &thread_path, flush_every, &error);
+            thread_shared.stopped();
+        })
         .map_err(|e| Error::internal(format!("cannot start the event writer thread: {e}")))?;
-    Ok(Worker { tx, thread, path })
+    Ok(Worker { shared, thread, path })
 }
 
 /// Creates a new event file in `logdir` whose name no other writer has.
@@ -286,9 +377,9 @@ fn create_unique(logdir: &Path, seconds: u64, suffix: &str) -> Result<(PathBuf, 
 
 /// The writer thread: appends each event as a TFRecord; writes the buffer to the file when
 /// the queue has been idle for [`IDLE_WRITE`], when `flush_every` has passed, on a flush
-/// request (also syncing) and when the writer is closed or dropped (the channel closes).
+/// request (also syncing) and when the writer is closed or dropped.
 fn write_loop(
-    rx: Receiver<Msg>,
+    shared: &Shared,
     mut out: BufWriter<File>,
     path: &Path,
     flush_every: Duration,
@@ -307,30 +398,33 @@ fn write_loop(
     let mut dirty = false;
     let mut last_write = Instant::now();
     loop {
-        let msg =
-            if dirty { rx.recv_timeout(IDLE_WRITE) } else { rx.recv().map_err(|_| RecvTimeoutError::Disconnected) };
-        match msg {
-            Ok(Msg::Event(e)) => {
-                record(out.write_all(&encode_record(&e.encode_to_vec())));
-                dirty = true;
-                if last_write.elapsed() >= flush_every {
-                    record(out.flush());
+        let (batch, closed) = shared.take(dirty.then_some(IDLE_WRITE));
+        if batch.is_empty() && !closed {
+            // the queue stayed idle: write what is buffered
+            record(out.flush());
+            (dirty, last_write) = (false, Instant::now());
+            continue;
+        }
+        for msg in batch {
+            match msg {
+                Msg::Event(e) => {
+                    record(out.write_all(&encode_record(&e.encode_to_vec())));
+                    dirty = true;
+                }
+                Msg::Flush(ack) => {
+                    record(out.flush().and_then(|_| out.get_ref().sync_data()));
                     (dirty, last_write) = (false, Instant::now());
+                    let _ = ack.send(());
                 }
             }
-            Ok(Msg::Flush(ack)) => {
-                record(out.flush().and_then(|_| out.get_ref().sync_data()));
-                (dirty, last_write) = (false, Instant::now());
-                let _ = ack.send(());
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                record(out.flush());
-                (dirty, last_write) = (false, Instant::now());
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                record(out.flush().and_then(|_| out.get_ref().sync_data()));
-                return;
-            }
+        }
+        if closed {
+            record(out.flush().and_then(|_| out.get_ref().sync_data()));
+            return;
+        }
+        if dirty && last_write.elapsed() >= flush_every {
+            record(out.flush());
+            (dirty, last_write) = (false, Instant::now());
         }
     }
 }
