@@ -209,10 +209,10 @@ impl Session {
             })?;
             values.push(value);
         }
-        let tracer = tracer.map(|t| {
+        let mut tracer = tracer;
+        if let Some(t) = tracer.as_deref_mut() {
             t.set_names(plan.names.clone());
-            t
-        });
+        }
         executor::execute(&plan, values, &self.pool, &self.inter, tracer)
     }
 

@@ -180,7 +180,7 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: SendPtr<T>, ep: Ep
         for i in i0..i0 + rows {
             let row = std::slice::from_raw_parts_mut(c.0.add(i * d.n + j0), cols);
             if let Some(bias) = ep.bias {
-                row.iter_mut().zip(&bias[j0..j0 + cols]).for_each(|(v, &b)| *v = *v + b);
+                row.iter_mut().zip(&bias[j0..j0 + cols]).for_each(|(v, &b)| *v += b);
             }
             ep.act.apply(row);
         }

@@ -5,7 +5,7 @@
 //! runs inside another on the same thread (rayon work-stealing while the outer kernel waits
 //! for its pieces) gets a fresh buffer instead of sharing one.
 
-use super::Float;
+use super::matmul::Gemm;
 use crate::error::Result;
 use crate::tensor::oom_error;
 use std::cell::Cell;
@@ -18,10 +18,11 @@ thread_local! {
     static SCRATCH: Cell<Vec<u64>> = const { Cell::new(Vec::new()) };
 }
 
-/// Calls `f` with a slice of `len` elements of `T` (float32 or float64) holding arbitrary
+/// Calls `f` with a slice of `len` elements of `T` (float32 or float64: the crate's
+/// `Gemm` types, so that any bits read are a valid value) holding arbitrary
 /// values left by earlier calls: `f` must write what it reads. Errors: `ResourceExhausted`
 /// when the buffer cannot be grown to `len` elements.
-pub(crate) fn with_scratch<T: Float, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) -> Result<R> {
+pub(crate) fn with_scratch<T: Gemm, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) -> Result<R> {
     let size = std::mem::size_of::<T>();
     let bytes = len.checked_mul(size).ok_or_else(|| oom_error(T::DTYPE, len, size))?;
     let words = bytes.div_ceil(8);
