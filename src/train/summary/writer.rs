@@ -166,8 +166,8 @@ pub fn wall_time() -> f64 {
 
 impl FileWriter {
     /// A writer with the default options (`max_queue` 10, `flush_secs` 120) into `logdir`,
-    /// created with its parents when missing. Errors: the file system's, naming the path
-    /// (a `logdir` that is a file is `FailedPrecondition`).
+    /// created with its parents when missing. Errors: `FailedPrecondition` when `logdir` or
+    /// a directory above it is a file, naming it; else the file system's, naming the path.
     pub fn new(logdir: impl AsRef<Path>) -> Result<FileWriter> {
         FileWriter::with_options(logdir, FileWriterOptions::default())
     }
@@ -338,6 +338,7 @@ impl Drop for FileWriter {
 /// the writer thread.
 fn start(logdir: &Path, options: &FileWriterOptions, error: &Arc<Mutex<Option<Error>>>) -> Result<Worker> {
     let io = |e: std::io::Error, p: &Path| crate::format::atomic_file::io_error(e, "cannot write", p);
+    check_logdir(logdir)?;
     std::fs::create_dir_all(logdir).map_err(|e| io(e, logdir))?;
     let now = wall_time();
     let (path, file) = create_unique(logdir, now as u64, &options.filename_suffix)?;
@@ -361,6 +362,21 @@ fn start(logdir: &Path, options: &FileWriterOptions, error: &Arc<Mutex<Option<Er
         })
         .map_err(|e| Error::internal(format!("cannot start the event writer thread: {e}")))?;
     Ok(Worker { shared, thread, path })
+}
+
+/// `FailedPrecondition` when `logdir`, or a directory above it, is a file (the file
+/// system's words, "File exists" or "Not a directory", do not say which path is wrong).
+fn check_logdir(logdir: &Path) -> Result<()> {
+    for p in logdir.ancestors().filter(|p| !p.as_os_str().is_empty()) {
+        if p.exists() && !p.is_dir() {
+            let what = if p == logdir { "it is a file".to_string() } else { format!("{} is a file", p.display()) };
+            return Err(Error::failed_precondition(format!(
+                "cannot write events to the log directory {}: {what}, not a directory; FileWriter takes a directory (created if missing) and writes a new events.out.tfevents.* file in it",
+                logdir.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Creates a new event file in `logdir` whose name no other writer has.
