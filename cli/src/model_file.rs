@@ -107,16 +107,6 @@ pub fn warn_unknown_ops(graph: &tensorgraph::Graph, path: &Path) {
     eprintln!("warning: {}: {warning}", path.display());
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn op_counts() {
-        assert_eq!(op_counts_text(&[("Switch", 2), ("Merge", 1)]), "Switch (2), Merge (1)");
-    }
-}
-
 /// What to do with a file of `kind` given where another kind was wanted, for messages:
 /// which command (or library call) reads it. `path` is shown in the advice.
 pub fn reads_it(path: &Path, kind: ModelFileKind) -> String {
@@ -140,4 +130,14 @@ pub fn other_kind(path: &Path, wanted: impl Fn(ModelFileKind) -> bool) -> Option
         return None;
     }
     detect(path).ok().filter(|k| !wanted(*k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_counts() {
+        assert_eq!(op_counts_text(&[("Switch", 2), ("Merge", 1)]), "Switch (2), Merge (1)");
+    }
 }
