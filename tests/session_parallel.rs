@@ -251,7 +251,8 @@ fn the_branches_of_a_wide_graph_overlap_and_every_node_is_traced() {
         assert_eq!(names.len(), nodes_run, "each node recorded once");
     }
     assert!(runs.iter().any(|p| chains_overlap(p)), "no two chains overlapped in 10 runs: {:?}", runs[0]);
-    let threads = |p: &Vec<(String, i64, i64, u32)>| p.iter().map(|n| n.3).collect::<std::collections::HashSet<_>>().len();
+    let threads =
+        |p: &Vec<(String, i64, i64, u32)>| p.iter().map(|n| n.3).collect::<std::collections::HashSet<_>>().len();
     assert!(runs.iter().any(|p| threads(p) > 1));
     // and the values are the serial ones
     assert_eq!(sess.run(&[], &fetches, &[]).unwrap(), session(&g, 1, 1).run(&[], &fetches, &[]).unwrap());
