@@ -131,6 +131,15 @@ impl Shared {
     }
 }
 
+/// Marks the writer thread stopped when dropped (see [`Shared::stopped`]).
+struct StoppedOnDrop(Arc<Shared>);
+
+impl Drop for StoppedOnDrop {
+    fn drop(&mut self) {
+        self.0.stopped();
+    }
+}
+
 /// A running writer thread and its file.
 struct Worker {
     shared: Arc<Shared>,
@@ -357,8 +366,9 @@ fn start(logdir: &Path, options: &FileWriterOptions, error: &Arc<Mutex<Option<Er
     let thread = std::thread::Builder::new()
         .name("tensorgraph-events".into())
         .spawn(move || {
+            // dropped when the loop returns or panics, so no caller waits on a dead thread
+            let _stopped = StoppedOnDrop(thread_shared.clone());
             write_loop(&thread_shared, out, &thread_path, flush_every, &error);
-            thread_shared.stopped();
         })
         .map_err(|e| Error::internal(format!("cannot start the event writer thread: {e}")))?;
     Ok(Worker { shared, thread, path })
