@@ -16,14 +16,9 @@ use tensorgraph::format::proto::{GraphOptions, RewriterConfig, Toggle};
 use tensorgraph::io::graph_def::{read_graph_def_any, ImportGraphDefOptions};
 use tensorgraph::{Graph, Session, SessionOptions, Tensor};
 
-/// The string value of `"key": "value"` in the manifest's JSON (its names hold no quotes).
-fn manifest_name(json: &str, key: &str) -> Option<String> {
-    let at = json.find(&format!("\"{key}\""))? + key.len() + 2;
-    let rest = &json[at..];
-    let start = rest.find('"')? + 1;
-    let end = start + rest[start..].find('"')?;
-    Some(rest[start..end].to_string())
-}
+#[path = "support/manifest.rs"]
+mod manifest;
+use manifest::manifest_name;
 
 fn main() -> tensorgraph::Result<()> {
     let args: Vec<String> = std::env::args().collect();
