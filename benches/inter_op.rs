@@ -39,7 +39,8 @@ fn bench(c: &mut Criterion) {
             inter_op_parallelism_threads: inter,
             ..ConfigProto::default()
         };
-        let sess = Session::with_options(&g, &SessionOptions { config }).unwrap();
+        // unoptimised: the optimiser would fold the whole constant block into one Const
+        let sess = Session::with_options(&g, &SessionOptions { config }.without_graph_optimization()).unwrap();
         let name = format!("inception_block_batch8_intra{intra}_inter{inter}");
         c.bench_function(&name, |b| b.iter(|| sess.run(&[], &[&y], &[]).unwrap()));
     }

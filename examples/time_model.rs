@@ -5,27 +5,25 @@
 //!
 //! MODEL_DIR holds `frozen.pb`, `manifest.json` (`input`, `output` tensor names) and
 //! `input_b{BATCH}.npy`; THREADS is `intra_op_parallelism_threads` (0 = one per core).
-//! `noopt` turns the graph optimiser off (`SessionOptions::without_graph_optimization`).
+//! `noopt` turns the graph optimiser off (`SessionOptions::without_graph_optimization`);
+//! `remap` and `noremap` turn its remapping (batch-norm folding, fused convolutions and
+//! products) on or off, the other passes running.
 //! After two warm-up runs it times RUNS runs (default 10) and prints one JSON line:
 //! `{"model": ..., "batch": B, "threads": T, "ms": [...], "median_ms": M}`.
 
 use std::time::Instant;
+use tensorgraph::format::proto::{GraphOptions, RewriterConfig, Toggle};
 use tensorgraph::io::graph_def::{read_graph_def_any, ImportGraphDefOptions};
 use tensorgraph::{Graph, Session, SessionOptions, Tensor};
 
-/// The string value of `"key": "value"` in the manifest's JSON (its names hold no quotes).
-fn manifest_name(json: &str, key: &str) -> Option<String> {
-    let at = json.find(&format!("\"{key}\""))? + key.len() + 2;
-    let rest = &json[at..];
-    let start = rest.find('"')? + 1;
-    let end = start + rest[start..].find('"')?;
-    Some(rest[start..end].to_string())
-}
+#[path = "support/manifest.rs"]
+mod manifest;
+use manifest::manifest_name;
 
 fn main() -> tensorgraph::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
-        eprintln!("usage: time_model MODEL_DIR BATCH THREADS [RUNS]");
+        eprintln!("usage: time_model MODEL_DIR BATCH THREADS [RUNS] [noopt|remap|noremap]");
         std::process::exit(2);
     }
     let dir = std::path::Path::new(&args[1]);
@@ -39,8 +37,17 @@ fn main() -> tensorgraph::Result<()> {
     let g = Graph::new();
     g.import_graph_def(&read_graph_def_any(dir.join("frozen.pb"))?, &ImportGraphDefOptions::new().prefix(""))?;
     let mut options = SessionOptions::with_threads(threads)?;
-    if args.get(5).is_some_and(|a| a == "noopt") {
-        options = options.without_graph_optimization();
+    match args.get(5).map(String::as_str) {
+        Some("noopt") => options = options.without_graph_optimization(),
+        Some("remap") => {
+            let rewrite = RewriterConfig { remapping: Toggle::On as i32, ..Default::default() };
+            options.config.graph_options = Some(GraphOptions { rewrite_options: Some(rewrite) });
+        }
+        Some("noremap") => {
+            let rewrite = RewriterConfig { remapping: Toggle::Off as i32, ..Default::default() };
+            options.config.graph_options = Some(GraphOptions { rewrite_options: Some(rewrite) });
+        }
+        _ => {}
     }
     let sess = Session::with_options(&g, &options)?;
     let x = g.tensor_by_name(&input)?;

@@ -15,7 +15,10 @@
 # crate's allocator aborts above it), 10 s per input; one process, its output on the terminal.
 # Sanitizer: none by default (stable toolchain with RUSTC_BOOTSTRAP=1 and --sanitizer none,
 # several times faster); FUZZ_SANITIZER=address uses nightly with AddressSanitizer.
-# Needs cargo-fuzz (`cargo install cargo-fuzz`, about a minute and a half).
+# Environment: FUZZ_MAX_LEN (libFuzzer's -max_len; its default is the largest seed),
+# FUZZ_MAX_TIME (-max_total_time: `runs` stops there if N is not reached first),
+# FUZZ_CODEGEN_UNITS, FUZZ_TARGET_DIR (see set_extra below).
+# Needs cargo-fuzz (`cargo install cargo-fuzz --locked`, about a minute and a half).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -48,8 +51,15 @@ seed() {
     done
 }
 
-# Extra flags of `cargo fuzz build` and `cargo fuzz run` (the CI run sets --codegen-units 16).
+# Extra flags of `cargo fuzz build` and `cargo fuzz run`, the same for both (else `run`
+# rebuilds): FUZZ_CODEGEN_UNITS (cargo-fuzz's default is 1; `ci` uses 16) and
+# FUZZ_TARGET_DIR (default fuzz/target; .ci/run keeps it under ~/.cache, which CI keeps).
 extra=()
+set_extra() {
+    extra=()
+    [ -z "${FUZZ_CODEGEN_UNITS:-}" ] || extra+=(--codegen-units "$FUZZ_CODEGEN_UNITS")
+    [ -z "${FUZZ_TARGET_DIR:-}" ] || extra+=(--target-dir "$(mkdir -p "$FUZZ_TARGET_DIR" && cd "$FUZZ_TARGET_DIR" && pwd)")
+}
 
 # The toolchain, environment and cargo-fuzz flags of FUZZ_SANITIZER (none or address).
 toolchain() {
@@ -90,11 +100,14 @@ fuzz() {
     toolchain
     (cd fuzz && mkdir -p "$corpus" "seeds/$t" && env "${env[@]}" TENSORGRAPH_FUZZ_TMP="$(scratch)" cargo "${tc[@]}" fuzz run "${san[@]}" "${extra[@]}" "$t" \
         "$corpus" "seeds/$t" -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
-        -print_final_stats=1 "$@")
+        -print_final_stats=1 ${FUZZ_MAX_LEN:+-max_len="$FUZZ_MAX_LEN"} \
+        ${FUZZ_MAX_TIME:+-max_total_time="$FUZZ_MAX_TIME"} "$@")
 }
 
 cmd=${1:-}
 shift || true
+[ "$cmd" != ci ] || FUZZ_CODEGEN_UNITS=${FUZZ_CODEGEN_UNITS:-16}
+set_extra
 case "$cmd" in
     seed) seed ;;
     build) build ;;
@@ -110,8 +123,8 @@ case "$cmd" in
         ;;
     ci)
         command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
-        # 16 codegen units: the instrumented library builds in parallel (FUZZING.md has the times)
-        extra=(--codegen-units 16)
+        # 16 codegen units (set above): the instrumented library builds in parallel
+        # (FUZZING.md has the times)
         build
         tmp=$(mktemp -d)
         trap 'rm -rf "$tmp"' EXIT
@@ -121,12 +134,12 @@ case "$cmd" in
             CORPUS="$tmp/$t" fuzz "$t" -max_total_time=20 || failed+=("$t")
         done
         if [ ${#failed[@]} -gt 0 ]; then
-            echo "fuzz: ${failed[*]} failed (a crash, hang or over-limit allocation); the inputs are in fuzz/artifacts/" >&2
+            echo "fuzz: ${failed[*]} failed (a crash, hang or over-limit allocation); the inputs are in fuzz/artifacts/TARGET/" >&2
             exit 1
         fi
         ;;
     *)
-        sed -n '2,18p' "$0"
+        sed -n '2,21p' "$0"
         exit 2
         ;;
 esac

@@ -42,6 +42,25 @@ def regression(path, steps=5):
     print(f"{os.path.relpath(path, PUB)}: after {steps} steps w = {w.tolist()}, b = {b.tolist()}")
 
 
+def regression_cli(path):
+    """What cli/tests/public_models.rs runs: the loss and the gradients of w and b with the
+    variables fed (w = 0.7, b = 0) at the same 8 points; then the loss unfed (TF's error)."""
+    g = tf.Graph()
+    with g.as_default():
+        tf.import_graph_def(graph_def(path), name="")
+        x = np.linspace(-1.0, 2.0, 8).astype(np.float32)
+        y = (0.1 * x + 0.3).astype(np.float32)
+        feed = {"x:0": x, "y:0": y, "w:0": np.array([0.7], np.float32), "b:0": np.array([0.0], np.float32)}
+        with v1.Session() as s:
+            loss, gw, gb = s.run(["Mean:0", "gradients/mul_grad/Reshape:0", "gradients/add_grad/Reshape_1:0"], feed)
+            print(f"{os.path.relpath(path, PUB)}: Mean = {loss!r}, dw = {gw.tolist()}, db = {gb.tolist()}")
+            try:
+                s.run("Mean:0", {"x:0": x, "y:0": y})
+            except tf.errors.OpError as e:
+                print(f"{os.path.relpath(path, PUB)}: unfed variables: {type(e).__name__}: "
+                      + next(line for line in e.message.splitlines() if "uninitialized" in line).strip())
+
+
 def multiplication():
     g = tf.Graph()
     with g.as_default():
@@ -120,6 +139,8 @@ def regression_savedmodel(steps=5):
 if __name__ == "__main__":
     regression(os.path.join(PUB, "tensorflow-rust/examples/regression/model.pb"))
     regression(os.path.join(PUB, "tensorflow-rust/examples/regression_checkpoint/model.pb"))
+    for p in ["regression", "regression_checkpoint"]:
+        regression_cli(os.path.join(PUB, f"tensorflow-rust/examples/{p}/model.pb"))
     multiplication()
     half_plus_two()
     tf2_half_plus_two()

@@ -294,17 +294,54 @@ fn depthwise_batch_norm_folds_into_the_filter() {
     let norm = bn(&s, "bn", &dw, 6, false, 30);
     let y = ops::relu6(&s.named("relu6"), &norm.output(0).unwrap()).unwrap();
     let nodes = check(&g, &[(&x, image(1, 5, 5, 3))], &[&y]);
-    assert_eq!(find(&nodes, "bn").op_type, "BiasAdd", "{:?}", names(&nodes));
-    assert_eq!(find(&nodes, "dw").inputs[1], (find_id(&g, &nodes, "dw_bn_weights"), 0));
+    // folded into the filter, then the convolution, the batch norm's BiasAdd and the Relu6
+    // fused into one op named as the Relu6 (TensorFlow's remapper on CPU)
+    let fused = find(&nodes, "relu6");
+    assert_eq!(fused.op_type, "_FusedDepthwiseConv2dNative", "{:?}", names(&nodes));
+    assert_eq!(fused_ops(fused), ["BiasAdd", "Relu6"]);
+    // the folded filter and offset are nodes of the execution copy, not of the graph
+    assert!(fused.inputs[1].0 >= g.num_ops() && fused.inputs[2].0 >= g.num_ops());
+    for name in ["dw_bn_weights", "dw_bn_offset"] {
+        assert_eq!(find(&nodes, name).op_type, "Const");
+    }
+    assert!(!names(&nodes).iter().any(|n| n == "bn" || n == "dw"), "{:?}", names(&nodes));
 }
 
-fn find_id(g: &Graph, nodes: &[Arc<Node>], name: &str) -> usize {
-    // appended nodes have ids past the graph's; find it by name among the plan's inputs
-    let dw = nodes.iter().find(|n| n.name == "dw").unwrap();
-    let id = dw.inputs[1].0;
-    assert!(id >= g.num_ops(), "{name} is a node of the execution copy, not the graph");
-    assert!(nodes.iter().any(|n| n.name == name));
-    id
+/// Runs `fetch` fed `x` with the optimiser (remapping on) and without: the values must be
+/// bitwise equal (a fused op adds the bias and applies the activation to the finished sums,
+/// as the separate ops do). Returns the optimised plan's op types.
+fn bitwise_fused(g: &Graph, x: &Output, value: Tensor, fetch: &Output) -> Vec<&'static str> {
+    let a = optimised(g).run(&[(x, value.clone())], &[fetch], &[]).unwrap();
+    let b = plain(g).run(&[(x, value)], &[fetch], &[]).unwrap();
+    assert_eq!(a, b);
+    op_types(&plan(&optimised(g), &[x], &[fetch], &[]))
+}
+
+#[test]
+fn fused_convolutions_equal_the_separate_ops_bitwise() {
+    // a depthwise convolution of 40 channels (two blocks of 16 in registers and a tail of 8)
+    // with a stride and SAME padding; a 3x3 convolution large enough that its product is
+    // cut into row blocks for the epilogue; a 1x1 one on the NHWC input
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s, DType::Float, [2, 40, 40, 40]).unwrap();
+    let f = c(&s, &[3, 3, 40, 1], vals(360, 3));
+    let opts = DepthwiseConv2dOptions { strides: vec![1, 2, 2, 1], ..Default::default() };
+    let dw = ops::depthwise_conv2d_native(&s.named("dw"), &x, &f, &opts).unwrap();
+    let dw = ops::bias_add(&s.named("dw_bias"), &dw, &c(&s, &[40], vals(40, 4))).unwrap();
+    let dw = ops::relu6(&s.named("dw_relu6"), &dw).unwrap();
+    let w = c(&s, &[3, 3, 40, 24], vals(3 * 3 * 40 * 24, 5));
+    let conv = ops::conv2d(&s.named("conv"), &dw, &w, &[1, 1, 1, 1], "SAME").unwrap();
+    let conv = ops::relu(&s.named("relu"), &ops::bias_add(&s, &conv, &c(&s, &[24], vals(24, 6))).unwrap()).unwrap();
+    let p = c(&s, &[1, 1, 24, 16], vals(24 * 16, 7));
+    let point = ops::conv2d(&s.named("point"), &conv, &p, &[1, 1, 1, 1], "VALID").unwrap();
+    let y = ops::bias_add(&s.named("y"), &point, &c(&s, &[16], vals(16, 8))).unwrap();
+    let types = bitwise_fused(&g, &x, image(2, 40, 40, 40), &y);
+    assert_eq!(
+        types.iter().copied().filter(|t| t.starts_with("_Fused")).collect::<Vec<_>>(),
+        ["_FusedDepthwiseConv2dNative", "_FusedConv2D", "_FusedConv2D"]
+    );
+    assert_eq!(types.iter().filter(|t| !matches!(**t, "Const" | "Placeholder")).count(), 3, "{types:?}");
 }
 
 #[test]
@@ -471,6 +508,9 @@ fn real_models_agree_with_the_optimiser_on_and_off_and_with_tensorflow() {
         let types = op_types(&nodes);
         assert!(!types.contains(&"FusedBatchNormV3") && !types.contains(&"Identity"), "{name}: {types:?}");
         assert!(types.contains(&"_FusedConv2D"), "{name}");
+        if name == "mobilenet_v2" {
+            assert!(types.contains(&"_FusedDepthwiseConv2dNative") && !types.contains(&"BiasAdd"), "{types:?}");
+        }
         for b in [1, 8] {
             let input = Tensor::read_npy(d.join(format!("input_b{b}.npy"))).unwrap();
             let want = Tensor::read_npy(d.join(format!("expected_b{b}.npy"))).unwrap();

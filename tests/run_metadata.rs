@@ -119,3 +119,40 @@ fn run_metadata_encodes_to_tensorflows_bytes() {
     assert_eq!(RunMetadata::decode(&*md.encode_to_vec()).unwrap(), md);
     assert_eq!(full_trace().encode_to_vec(), [0x08, 0x03]);
 }
+
+#[test]
+fn timeline_labels_name_the_constants_and_fused_ops_the_optimiser_made() {
+    use tensorgraph::format::proto::{ConfigProto, GraphOptions, RewriterConfig, Toggle};
+    use tensorgraph::ops::FusedBatchNormOptions;
+    use tensorgraph::SessionOptions;
+    // conv -> inference batch norm -> relu: folded into `conv_bn_weights` and
+    // `conv_bn_offset`, then fused into one `_FusedConv2D` named as the relu
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s.named("x"), DType::Float, [1, 4, 4, 2]).unwrap();
+    let k = |name: &str, shape: &[usize], v: f32| {
+        let n = shape.iter().product();
+        ops::constant(&s.named(name), Tensor::new(shape, vec![v; n]).unwrap()).unwrap()
+    };
+    let conv = ops::conv2d(&s.named("conv"), &x, &k("f", &[3, 3, 2, 3], 0.5), &[1, 1, 1, 1], "SAME").unwrap();
+    let (scale, offset, mean, var) =
+        (k("scale", &[3], 2.0), k("offset", &[3], 0.1), k("mean", &[3], 0.3), k("var", &[3], 4.0));
+    let opts = FusedBatchNormOptions { is_training: false, ..Default::default() };
+    let bn = ops::fused_batch_norm(&s.named("bn"), &conv, &scale, &offset, Some(&mean), Some(&var), &opts).unwrap();
+    let y = ops::relu(&s.named("relu"), &bn.output(0).unwrap()).unwrap();
+    let rewrite = RewriterConfig { remapping: Toggle::On as i32, ..Default::default() };
+    let config =
+        ConfigProto { graph_options: Some(GraphOptions { rewrite_options: Some(rewrite) }), ..Default::default() };
+    let sess = Session::with_options(&g, &SessionOptions { config }).unwrap();
+    let xv = Tensor::new(&[1, 4, 4, 2], vec![1f32; 32]).unwrap();
+    let (_, md) = sess.run_with_options(&full_trace(), &[(&x, xv)], &[&y], &[]).unwrap();
+    let labels: Vec<&str> = md.node_stats().map(|n| n.timeline_label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "conv_bn_weights = Const()",
+            "conv_bn_offset = Const()",
+            "relu = _FusedConv2D(x, conv_bn_weights, conv_bn_offset)"
+        ]
+    );
+}

@@ -178,6 +178,37 @@ fn a_writer_dropped_without_close_loses_nothing() {
     }
 }
 
+/// Callers on four threads sharing one writer with a one-event queue: every event is
+/// written once, and each thread's events keep their order.
+#[test]
+fn callers_on_many_threads_share_one_writer_and_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = FileWriterOptions { max_queue: 1, ..Default::default() };
+    let w = FileWriter::with_options(dir.path(), opts).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let w = &w;
+            s.spawn(move || {
+                for step in 0..2000 {
+                    w.add_summary_proto(scalar(&format!("t{t}"), step as f32), step).unwrap();
+                }
+            });
+        }
+    });
+    let path = w.path().unwrap();
+    w.close().unwrap();
+    let events = read_all(&path);
+    assert_eq!(events.len(), 1 + 4 * 2000);
+    let mut next = [0i64; 4];
+    for e in &events[1..] {
+        let Some(EventKind::Summary(s)) = &e.what else { panic!("not a summary: {e:?}") };
+        let t: usize = s.value[0].tag[1..].parse().unwrap();
+        assert_eq!(e.step, next[t], "thread {t}'s events out of order");
+        next[t] += 1;
+    }
+    assert_eq!(next, [2000; 4]);
+}
+
 #[test]
 fn flush_puts_every_queued_event_in_the_file() {
     let dir = tempfile::tempdir().unwrap();

@@ -5,6 +5,7 @@ use crate::output::write_stdout;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use tensorgraph::format::proto::{Event, EventKind, GraphDef, MetaGraphDef, SummaryKind, SummaryValue};
+use tensorgraph::io::model_file::ModelFileKind;
 use tensorgraph::train::summary::{event_files, EventFileReader};
 
 /// What `events` was asked.
@@ -154,6 +155,17 @@ fn text_line(o: &Value) -> String {
 /// Runs the command: every event file at `args.path`, in path order. Errors: no event files,
 /// a corrupt record, or a `--tag` no summary value has (naming the tags there are).
 pub fn run(args: &EventsArgs) -> Result<(), String> {
+    // a file that is something else (a checkpoint, a model, a SavedModel's file) is named as
+    // such rather than read as a damaged event file
+    let tfrecord = |k: ModelFileKind| matches!(k, ModelFileKind::EventFile | ModelFileKind::TfRecord);
+    if let Some(kind) = crate::model_file::other_kind(&args.path, tfrecord) {
+        return Err(format!(
+            "InvalidArgument: {} is {}, not a TensorBoard event file; {}",
+            args.path.display(),
+            kind.describe(),
+            crate::model_file::reads_it(&args.path, kind)
+        ));
+    }
     let files = event_files(&args.path).map_err(|e| e.to_string())?;
     if files.is_empty() {
         return Err(format!("{}: no event files (events.out.tfevents.*) in it", args.path.display()));

@@ -115,6 +115,16 @@ pub fn resolve_checkpoint(path: &Path) -> Result<(PathBuf, bool), String> {
         if let Some(prefix) = checkpoint_prefix(path) {
             return Ok((prefix, false));
         }
+        // a file that is no checkpoint (a V1 checkpoint file is read as given)
+        let checkpoint = |k: ModelFileKind| k.is_checkpoint() || k == ModelFileKind::V1Checkpoint;
+        if let Some(kind) = crate::model_file::other_kind(path, checkpoint) {
+            return Err(format!(
+                "InvalidArgument: {} is {}, not a checkpoint; {}",
+                path.display(),
+                kind.describe(),
+                crate::model_file::reads_it(path, kind)
+            ));
+        }
     }
     Ok((path.to_path_buf(), false))
 }

@@ -107,6 +107,31 @@ pub fn warn_unknown_ops(graph: &tensorgraph::Graph, path: &Path) {
     eprintln!("warning: {}: {warning}", path.display());
 }
 
+/// What to do with a file of `kind` given where another kind was wanted, for messages:
+/// which command (or library call) reads it. `path` is shown in the advice.
+pub fn reads_it(path: &Path, kind: ModelFileKind) -> String {
+    let p = path.display();
+    match kind {
+        ModelFileKind::SavedModel => tensorgraph::io::model_file::SAVED_MODEL_HINT.to_string(),
+        ModelFileKind::EventFile => format!("`tensorgraph events {p}` lists its events"),
+        k if k.is_model() => format!("`tensorgraph inspect {p}` summarizes a model"),
+        k if k.is_checkpoint() || k == ModelFileKind::V1Checkpoint => {
+            format!("`tensorgraph inspect {p}` lists a checkpoint's tensors")
+        }
+        ModelFileKind::Npy => format!("it is an array to feed (`--feed NAME={p}`)"),
+        _ => "tensorgraph does not read it".to_string(),
+    }
+}
+
+/// The kind of the existing regular file `path` when [`detect`] recognises it as something
+/// other than `wanted` allows (`None` for a file it cannot name, or a directory).
+pub fn other_kind(path: &Path, wanted: impl Fn(ModelFileKind) -> bool) -> Option<ModelFileKind> {
+    if !path.is_file() {
+        return None;
+    }
+    detect(path).ok().filter(|k| !wanted(*k))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -229,6 +229,19 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
                 model.display()
             );
         }
+        if e.code == Code::FailedPrecondition && loaded.kind == ModelKind::GraphDef {
+            // a GraphDef (a TF1 training graph) has no saver and no values: each `run` is a
+            // new session, so "run the initializer first" cannot be followed here
+            let msg = e.to_string();
+            if let Some(i) = msg.find(" Run the initializer first") {
+                let var = msg.split("uninitialized value ").nth(1).and_then(|r| r.split('.').next()).unwrap_or("NAME");
+                return format!(
+                    "running {}: {} A GraphDef holds no variable values and each run is a new session: feed them (--feed {var}=FILE.npy), or run the model's .meta with --ckpt PREFIX, or a frozen graph",
+                    model.display(),
+                    &msg[..i]
+                );
+            }
+        }
         format!("running {}: {e}", model.display())
     })?;
     if args.profile {

@@ -328,3 +328,28 @@ fn a_checkpoint_index_without_its_extension_is_named() {
         ),
     );
 }
+
+#[test]
+fn freeze_with_an_unknown_output_names_the_closest_nodes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("f.pb");
+    let meta = s(&seed004().join("model.ckpt.meta"));
+    // a typo: the node within an edit distance of a third of the name
+    fails_with(
+        &freeze_args(&seed004(), "add_2", &out),
+        &format!("freezing {meta}: NotFound: Output node 'add_2' is not in the graph. Did you mean 'add_1'?"),
+    );
+    // several as close, in order; a tensor name is looked up by its node
+    fails_with(
+        &freeze_args(&seed004(), "add_1,v:0", &out),
+        &format!(
+            "freezing {meta}: NotFound: Output node 'v:0' is not in the graph. Did you mean one of 'v1', 'v2', 'v3'?"
+        ),
+    );
+    // nothing close: no suggestion
+    fails_with(
+        &freeze_args(&seed004(), "logits", &out),
+        &format!("freezing {meta}: NotFound: Output node 'logits' is not in the graph."),
+    );
+    assert!(!out.exists());
+}

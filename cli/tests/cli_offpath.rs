@@ -83,7 +83,7 @@ const V1: &str = "a V1 checkpoint (the single-file tensor-slice format of tf.com
 use tensorgraph::io::model_file::SAVED_MODEL_HINT;
 
 /// Runs a command that must fail with exactly `error: {want}` (exit 1, nothing on stdout).
-fn fails_exactly(args: &[&str], want: &str) {
+fn fails_exactly<S: AsRef<std::ffi::OsStr>>(args: &[S], want: &str) {
     let o = tg(args);
     assert_eq!(o.code, Some(1), "{}", o.stderr);
     assert!(o.stdout.is_empty(), "{}", o.stdout);
@@ -164,4 +164,111 @@ fn files_that_are_not_models_are_named_for_what_they_are() {
         &["run", &ev, "--fetch", "a:0"],
         &format!("InvalidArgument: MODEL {ev} is a TensorBoard event file (tf.summary.FileWriter), not a model; give the model's .meta, .pb or .pbtxt file"),
     );
+}
+
+/// Issue 14 item 5 through the commands the test above leaves out: `events`, `freeze`
+/// (`--meta` and `--ckpt`) and `diff` given a V1 checkpoint, a SavedModel's `saved_model.pb`
+/// under another name and a TensorBoard event file each name it for what it is (before,
+/// `events` called the first two damaged event files, `freeze --ckpt` looked for their
+/// `.index`, and `diff` called the last two model files).
+#[test]
+fn every_command_names_v1_checkpoints_saved_models_and_event_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seed = common::fixtures().join("seed004");
+    let (meta, ckpt) = (s(&seed.join("model.ckpt.meta")), s(&seed.join("model.ckpt")));
+    let out = s(&tmp.path().join("frozen.pb"));
+    let freeze_meta =
+        |m: &str| ["freeze", "--meta", m, "--ckpt", &ckpt, "--outputs", "add_1", "-o", &out].map(String::from).to_vec();
+    // a V1 checkpoint
+    let v1 = s(&repo_root().join("tests/data/legacy/v1_slices.ckpt"));
+    fails_exactly(
+        &["events", &v1],
+        &format!(
+            "InvalidArgument: {v1} is {V1}, not a TensorBoard event file; `tensorgraph inspect {v1}` lists a checkpoint's tensors"
+        ),
+    );
+    let o = tg(&freeze_meta(&v1));
+    assert_eq!(o.code, Some(1));
+    assert!(
+        o.stderr.starts_with(&format!("error: InvalidArgument: --meta {v1} is {V1}, not a model; ")),
+        "{}",
+        o.stderr
+    );
+    // as --ckpt it is read (and lacks the graph's variables)
+    let o = tg(&["freeze", "--meta", &meta, "--ckpt", &v1, "--outputs", "add_1", "-o", &out]);
+    assert_eq!(o.code, Some(1));
+    assert!(o.stderr.contains("3 variable(s) not found in checkpoint: v1, v2, v3"), "{}", o.stderr);
+    // a SavedModel's saved_model.pb, renamed
+    let sm = tmp.path().join("model.pb");
+    std::fs::copy(data("saved_model/saved_model.pb"), &sm).unwrap();
+    let sm = s(&sm);
+    fails_exactly(
+        &["events", &sm],
+        &format!("InvalidArgument: {sm} is a SavedModel, not a TensorBoard event file; {SAVED_MODEL_HINT}"),
+    );
+    fails_exactly(
+        &freeze_meta(&sm),
+        &format!("InvalidArgument: --meta {sm} is a SavedModel, not a model file; {SAVED_MODEL_HINT}"),
+    );
+    fails_exactly(
+        &["freeze", "--meta", &meta, "--ckpt", &sm, "--outputs", "add_1", "-o", &out],
+        &format!("InvalidArgument: {sm} is a SavedModel, not a checkpoint; {SAVED_MODEL_HINT}"),
+    );
+    fails_exactly(
+        &["diff", &sm, &ckpt],
+        &format!("A: {sm} is a SavedModel; diff compares checkpoints (give their prefixes or directories). {SAVED_MODEL_HINT}."),
+    );
+    // an event file
+    let ev = s(&data("events.out.tfevents.offpath"));
+    let event_file = "a TensorBoard event file (tf.summary.FileWriter)";
+    fails_exactly(
+        &["inspect", &ev],
+        &format!(
+            "InvalidArgument: MODEL {ev} is {event_file}, not a model; give the model's .meta, .pb or .pbtxt file"
+        ),
+    );
+    fails_exactly(
+        &freeze_meta(&ev),
+        &format!(
+            "InvalidArgument: --meta {ev} is {event_file}, not a model; give the model's .meta, .pb or .pbtxt file"
+        ),
+    );
+    fails_exactly(
+        &["freeze", "--meta", &meta, "--ckpt", &ev, "--outputs", "add_1", "-o", &out],
+        &format!("InvalidArgument: {ev} is {event_file}, not a checkpoint; `tensorgraph events {ev}` lists its events"),
+    );
+    fails_exactly(
+        &["diff", &ckpt, &ev],
+        &format!("B: {ev} is {event_file}; diff compares checkpoints (give their prefixes or directories). `tensorgraph events {ev}` lists its events."),
+    );
+    assert!(!tmp.path().join("frozen.pb").exists());
+}
+
+/// `tensorgraph freeze` of a producer-26 meta graph and checkpoint that TensorFlow 2.21
+/// wrote (`tests/data/offpath/freeze_v26_ckpt`, scripts/gen_freeze_v26_cli.py) keeps
+/// `producer: 26` and writes what `convert_variables_to_constants` wrote: the same
+/// GraphDef, byte for byte in binary; the frozen graph gives TensorFlow's `out`.
+#[test]
+#[ignore = "defect found here, not fixed yet: TF's meta graph of an imported resource variable lists it in no collection (its SaverDef restores it), and freeze restores only collections' variables (\"has no variables; nothing restored\", then FailedPrecondition reading w)"]
+fn freeze_of_a_producer_26_meta_graph_keeps_tensorflows_versions() {
+    use tensorgraph::format::proto::GraphDef;
+    use tensorgraph::io::graph_def::read_graph_def_any;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = data("freeze_v26_ckpt");
+    let tf: GraphDef = read_graph_def_any(dir.join("frozen.pbtxt")).unwrap();
+    assert_eq!(tf.versions.as_ref().map(|v| v.producer), Some(26));
+    for name in ["frozen.pbtxt", "frozen.pb"] {
+        let out = tmp.path().join(name);
+        ok(&common::cli::freeze_args(&dir, "out", &out));
+        let ours = read_graph_def_any(&out).unwrap();
+        assert_eq!(ours.versions.as_ref().map(|v| v.producer), Some(26), "{name}");
+        assert_eq!(ours, tf, "{name}");
+        if name.ends_with(".pb") {
+            assert_eq!(std::fs::read(&out).unwrap(), tf.to_bytes(), "{name}");
+        }
+    }
+    // TensorFlow: out = [[-2.5]] for x = [[1, 2]] (w = [[1.5], [-2]])
+    let x = format!("x={}", npy(tmp.path(), "x.npy", Tensor::new(&[1, 2], vec![1.0f32, 2.0]).unwrap()));
+    let o = ok(&["run", &s(&tmp.path().join("frozen.pb")), "--feed", &x, "--fetch", "out:0"]);
+    assert_eq!(o.stdout, "out:0  float32  [1, 1]\n  [[-2.5]]\n");
 }

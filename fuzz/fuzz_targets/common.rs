@@ -179,7 +179,7 @@ fn block_values(block: &[u8]) -> Vec<Vec<u8>> {
 }
 
 /// A little-endian base-128 varint at `pos` (advanced past it).
-fn varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
+pub fn varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *buf.get(*pos)?;

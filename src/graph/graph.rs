@@ -201,7 +201,7 @@ impl Graph {
     /// same op under a prefix, as `import_graph_def` adds one), else the (up to 3) names
     /// closest to `op` by edit distance (at most a third of its length: `probs` for
     /// `prob`), with `suffix` (`:0`) appended to each; empty when there are none.
-    fn similar_names(&self, op: &str, suffix: &str) -> String {
+    pub(crate) fn similar_names(&self, op: &str, suffix: &str) -> String {
         let tail = format!("/{op}");
         let g = self.read();
         let mut found: Vec<String> = g

@@ -15,15 +15,18 @@
 //! function chosen for the node's dtype; a run only reads tensors.
 
 use super::array::int_values;
-use super::kernels::{gemm, gemm_with, matmul as matmul_kernel, parallel, Dims, Epilogue, Float, Gemm, Num};
+use super::kernels::{
+    gemm, gemm_uninit, matmul as matmul_kernel, parallel, with_scratch, Dims, Epilogue, Float, Gemm, Num,
+};
 use super::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
-use crate::tensor::{checked_num_elements, fmt_dims, try_filled, DType, Shape, Tensor};
+use crate::tensor::{checked_num_elements, fmt_dims, try_filled, try_with_capacity, DType, Shape, Tensor};
 
 pub mod depthwise;
 mod depthwise_kernels;
 mod fused;
+mod fused_depthwise;
 
 pub use depthwise::{
     depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input,
@@ -39,6 +42,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &MaxPoolGrad,
     &AvgPoolGrad,
     &fused::FusedConv2D,
+    &fused_depthwise::FusedDepthwiseConv2dNative,
 ];
 
 const FLOATS: &[DType] = &[DType::Float, DType::Double];
@@ -368,21 +372,27 @@ fn conv_forward_with<T: Float + Gemm>(x: &Tensor, f: &Tensor, g: &Geom, o: usize
     let (xv, fv) = (x.as_slice::<T>()?, f.as_slice::<T>()?);
     let k = g.kh * g.kw * g.c;
     let rows = g.oh * g.ow;
-    let mut out = try_filled(T::ZERO, checked_num_elements(&[g.n, g.oh, g.ow, o])?, x.dtype())?;
+    let len = checked_num_elements(&[g.n, g.oh, g.ow, o])?;
+    // written by the product (beta = 0), never read before
+    let mut out = try_with_capacity::<T>(len, x.dtype())?;
+    let slots = &mut out.spare_capacity_mut()[..len];
     if is_pointwise(g) {
-        gemm_with(dims(g.n * rows, k, o), xv, fv, &mut out, ep);
-        return Tensor::new(&[g.n, g.oh, g.ow, o], out);
+        gemm_uninit(dims(g.n * rows, k, o), xv, fv, slots, ep);
+    } else {
+        let chunk = images_per_chunk(g);
+        with_scratch::<T, ()>(chunk.min(g.n) * rows * k, |cols| {
+            let mut img = 0;
+            while img < g.n {
+                let end = (img + chunk).min(g.n);
+                let cols = &mut cols[..(end - img) * rows * k];
+                im2col(xv, g, img, cols);
+                gemm_uninit(dims((end - img) * rows, k, o), cols, fv, &mut slots[img * rows * o..end * rows * o], ep);
+                img = end;
+            }
+        })?;
     }
-    let chunk = images_per_chunk(g);
-    let mut cols = try_filled(T::ZERO, chunk.min(g.n) * rows * k, x.dtype())?;
-    let mut img = 0;
-    while img < g.n {
-        let end = (img + chunk).min(g.n);
-        let cols = &mut cols[..(end - img) * rows * k];
-        im2col(xv, g, img, cols);
-        gemm_with(dims((end - img) * rows, k, o), cols, fv, &mut out[img * rows * o..end * rows * o], ep);
-        img = end;
-    }
+    // SAFETY: the products wrote all `len` elements (every image's rows, all `o` columns)
+    unsafe { out.set_len(len) };
     Tensor::new(&[g.n, g.oh, g.ow, o], out)
 }
 
@@ -799,10 +809,10 @@ fn max_pool_kernel<T: Num>(x: &Tensor, g: &Geom) -> Result<Tensor> {
         for (ox, acc) in row.chunks_mut(c.max(1)).enumerate() {
             for s in g.window(n, oy, ox) {
                 for (a, &v) in acc.iter_mut().zip(&xv[s..s + c]) {
-                    // NaN propagates
-                    if v > *a || v.partial_cmp(&v).is_none() {
-                        *a = v;
-                    }
+                    // NaN propagates; a select rather than a branch, so the line vectorises
+                    #[allow(clippy::eq_op)]
+                    let take = v > *a || v != v;
+                    *a = if take { v } else { *a };
                 }
             }
         }

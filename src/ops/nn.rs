@@ -13,7 +13,7 @@ pub use batch_norm::{fused_batch_norm, FusedBatchNormOptions, FusedBatchNormVers
 pub use batch_norm_grad::fused_batch_norm_grad;
 
 use super::array::{cast, expand_dims, int_values, ones_like, reshape_to, scalar_like, shape, zeros_like};
-use super::kernels::{Float, Num};
+use super::kernels::{parallel, Float, Num};
 use super::math::{add, binary_op, grad_of_quadratic_grad, mul, neg, reduce_sum, sub, unary_op, BinaryOp, UnaryOp};
 use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
@@ -126,13 +126,49 @@ impl Kernel for BiasAddKernel {
             )));
         }
         let inner: usize = x.shape()[cd + 1..].iter().product();
-        let out = crate::dispatch_numeric!(x.dtype(), "BiasAdd", T => {
-            let (xv, bv) = (x.as_slice::<T>()?, b.as_slice::<T>()?);
-            let v = xv.iter().enumerate().map(|(i, &v)| v + bv[(i / inner) % bv.len()]).collect();
-            Tensor::new(x.shape(), v)?
-        });
+        let b = b.clone();
+        // the input's buffer is written in place when nothing else holds it
+        let x = std::mem::replace(&mut ctx.inputs[0], Tensor::zeros(DType::Float, &[0]));
+        let out =
+            crate::dispatch_numeric!(x.dtype(), "BiasAdd", T => bias_add_into::<T>(x, b.as_slice::<T>()?, inner)?);
         Ok(vec![out])
     }
+}
+
+/// `x + bias` with `bias` along the channel dimension, `inner` elements apart (1 for
+/// NHWC, `H * W` for NCHW): in `x`'s buffer when it is the only holder, else in a new one.
+fn bias_add_into<T: Num>(mut x: Tensor, bias: &[T], inner: usize) -> Result<Tensor> {
+    // adds the bias to `out`, the elements from flat index `at` on: one bias value per run
+    // of `inner` elements, the runs of a row cycling over the bias
+    let add = |at: usize, out: &mut [T]| {
+        let c = bias.len();
+        if c == 0 || inner == 0 {
+            return;
+        }
+        if inner == 1 {
+            // rows of channels: one vectorisable line per row
+            let mut j = at % c;
+            let mut rest = out;
+            while !rest.is_empty() {
+                let n = (c - j).min(rest.len());
+                let (line, tail) = rest.split_at_mut(n);
+                line.iter_mut().zip(&bias[j..j + n]).for_each(|(y, &b)| *y += b);
+                rest = tail;
+                j = 0;
+            }
+        } else {
+            for (i, y) in out.iter_mut().enumerate() {
+                *y += bias[((at + i) / inner) % c];
+            }
+        }
+    };
+    if let Some(xs) = x.unique_mut_slice::<T>() {
+        parallel::fill(xs, add);
+        return Ok(x);
+    }
+    let mut out = x.as_slice::<T>()?.to_vec();
+    parallel::fill(&mut out, add);
+    Tensor::new(x.shape(), out)
 }
 
 fn bias_add_grad(s: &Scope, g: &Output, data_format: Option<AttrValue>) -> Result<Output> {

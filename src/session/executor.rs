@@ -27,8 +27,8 @@ use std::time::Instant;
 /// "Retval[i] has already been set" for one inside a loop that is live in more than one
 /// iteration (as TensorFlow). Kernels split their work over `pool`, made current on this
 /// thread for the run; independent ops run at once on `inter`'s threads (one after the
-/// other when it has one thread, when the plan holds stacks, or when the caller is itself
-/// an intra-op worker). With a `tracer`, each node run is recorded in it.
+/// other when it has one thread, when the plan holds stacks no control edge orders, or
+/// when the caller is itself an intra-op worker). With a `tracer`, each node run is recorded in it.
 pub(crate) fn execute(
     plan: &Plan,
     feeds: Vec<Tensor>,

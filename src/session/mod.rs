@@ -149,8 +149,7 @@ impl Session {
         if options.trace_level() == TraceLevel::NoTrace {
             return Ok((self.run(feeds, fetches, targets)?, RunMetadata::default()));
         }
-        let names = self.graph.read().nodes.iter().map(|n| n.name.clone()).collect();
-        let mut tracer = step_stats::Tracer::new(names);
+        let mut tracer = step_stats::Tracer::new();
         let values = self.run_traced(feeds, fetches, targets, Some(&mut tracer))?;
         Ok((values, tracer.finish()))
     }
@@ -209,6 +208,10 @@ impl Session {
                 ))
             })?;
             values.push(value);
+        }
+        let mut tracer = tracer;
+        if let Some(t) = tracer.as_deref_mut() {
+            t.set_names(plan.names.clone());
         }
         executor::execute(&plan, values, &self.pool, &self.inter, tracer)
     }

@@ -19,7 +19,7 @@ use crate::graph::{traversal, Graph, Node};
 use crate::ops::control_flow::{control_flow, enter_attrs, ControlFlow};
 use crate::ops::{self, Kernel, VarSlot};
 use crate::tensor::{DType, Shape, Tensor};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 /// What an item does beyond running its kernel (the executor's part of control flow).
@@ -134,9 +134,26 @@ pub(crate) struct Plan {
     pub token: Tensor,
     /// True when the plan runs on one thread whatever the session's inter-op threads: no
     /// item is expensive (nothing would run on another thread), or it pushes to or pops
-    /// from stacks (a while loop's gradient), whose order the gradient graphs do not yet
-    /// fix by edges (TensorFlow's forward/gradient sync edges).
+    /// from a stack that no control edge orders (see `stacks_ordered`; a while loop's
+    /// gradient has TensorFlow's forward/gradient sync edges and runs in parallel).
     pub serial: bool,
+    /// Node names by node id in the graph the plan runs (the optimiser's copy: folded
+    /// constants and fused nodes included), for step statistics' timeline labels.
+    pub names: Arc<Vec<String>>,
+}
+
+/// True when the graph's edges order every stack access of the plan, so that any schedule
+/// pushes and pops in one order: each `StackPushV2` and `StackPopV2` has a control input or
+/// is one (a while loop gradient's pushes wait for the forward counter and hold back the
+/// next iteration; its pops wait for the gradient counter and hold back `b_sync`, as
+/// TensorFlow's `forward_index` and `grad_sync` edges). A plan with a stack access that no
+/// control edge touches (a hand-built stack) runs serially, in the plan's order.
+fn stacks_ordered(ops: &[Arc<Node>], item_of: &[usize]) -> bool {
+    let controlling: HashSet<usize> = ops.iter().flat_map(|n| n.control_inputs.iter().copied()).collect();
+    item_of.iter().enumerate().filter(|&(_, &it)| it != usize::MAX).all(|(id, &it)| {
+        let n = &ops[it];
+        !matches!(n.op_type, "StackPushV2" | "StackPopV2") || !n.control_inputs.is_empty() || controlling.contains(&id)
+    })
 }
 
 /// True for the ops whose value is a session-held variable buffer rather than a computed
@@ -429,9 +446,9 @@ impl Plan {
             feed_checks,
             fetches: plan_fetches,
             token: Tensor::zeros(DType::Float, &[0]),
-            serial: !items.iter().any(|it| it.expensive)
-                || ops.iter().any(|n| matches!(n.op_type, "StackPushV2" | "StackPopV2")),
+            serial: !items.iter().any(|it| it.expensive) || !stacks_ordered(&ops, &item_of),
             items,
+            names: Arc::new(nodes.iter().map(|n| n.name.clone()).collect()),
         })
     }
 }

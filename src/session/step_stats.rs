@@ -12,6 +12,7 @@ use crate::graph::Node;
 use crate::tensor::{Storage, Tensor};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// The device name TensorFlow gives the CPU in step statistics.
@@ -22,8 +23,8 @@ const ALLOCATOR: &str = "cpu";
 
 /// Records one run's node statistics.
 pub(crate) struct Tracer {
-    /// Node names by node id (for timeline labels).
-    names: Vec<String>,
+    /// Node names by node id in the graph the plan runs (for timeline labels).
+    names: Arc<Vec<String>>,
     start: Instant,
     start_epoch_micros: i64,
     nodes: Vec<NodeExecStats>,
@@ -51,10 +52,16 @@ pub(crate) fn thread_id() -> u32 {
 }
 
 impl Tracer {
-    /// A tracer for a run of a graph whose node names by id are `names`.
-    pub(crate) fn new(names: Vec<String>) -> Tracer {
+    /// A tracer for a run; its plan's node names are given by [`Tracer::set_names`].
+    pub(crate) fn new() -> Tracer {
         let start_epoch_micros = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
-        Tracer { names, start: Instant::now(), start_epoch_micros, nodes: Vec::new(), peak: 0 }
+        Tracer { names: Arc::default(), start: Instant::now(), start_epoch_micros, nodes: Vec::new(), peak: 0 }
+    }
+
+    /// The node names by id of the graph the run's plan runs (the optimiser's copy, where
+    /// folded constants and fused nodes have names the user's graph lacks).
+    pub(crate) fn set_names(&mut self, names: Arc<Vec<String>>) {
+        self.names = names;
     }
 
     /// Records `node`'s run; `outputs` are its outputs (`None`: dead), `live_bytes` the

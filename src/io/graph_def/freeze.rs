@@ -154,7 +154,8 @@ fn variable_value(graph: &Graph, session: &Session, var: &NodeDef) -> Result<Ten
 /// TensorFlow writes a graph that fails to import; tensorgraph's `_output_shapes` attrs
 /// (kept from an imported `.meta`) are dropped, as TensorFlow's graphs never hold them.
 ///
-/// Errors: `NotFound` naming an output the graph lacks; `InvalidArgument` when `outputs`
+/// Errors: `NotFound` naming an output the graph lacks, with the closest node names (`Did you
+/// mean 'add_1'?`, or `'import/probs'` for `probs`); `InvalidArgument` when `outputs`
 /// is empty, an output index is past the op's outputs, `session` runs another graph or
 /// an output needs an op that modifies a variable;
 /// `FailedPrecondition` naming an uninitialized variable the outputs need.
@@ -168,8 +169,15 @@ pub fn freeze(graph: &Graph, session: &Session, outputs: &[&str]) -> Result<Grap
         return Err(Error::invalid_argument("freeze: give at least one output node name (e.g. \"probs\")"));
     }
     for o in outputs {
+        // node names hold no ':', so what comes before one is the node
+        let bare = o.strip_prefix('^').unwrap_or(o);
+        let node = bare.split_once(':').map_or(bare, |(n, _)| n);
+        if graph.operation_by_name(node).is_err() {
+            let hint = graph.similar_names(node, "");
+            return Err(Error::not_found(format!("Output node '{o}' is not in the graph.{hint}")));
+        }
         if let (name, Some(idx)) = (node_name(o), o.rsplit_once(':').map(|(_, i)| i)) {
-            let Ok(op) = graph.operation_by_name(name) else { continue }; // NotFound below
+            let Ok(op) = graph.operation_by_name(name) else { continue }; // InvalidArgument below
             let n = op.num_outputs();
             if idx.parse::<usize>().map_or(true, |i| i >= n) {
                 return Err(Error::invalid_argument(format!(

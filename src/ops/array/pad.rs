@@ -8,7 +8,7 @@ use super::{constant, index_dtype, index_tensor, int_values};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
-use crate::tensor::{check_alloc, checked_num_elements, fmt_dims, DType, Shape, Storage, Tensor};
+use crate::tensor::{check_alloc, checked_num_elements, fmt_dims, try_filled, DType, Element, Shape, Storage, Tensor};
 
 pub(crate) static DEFS: &[&dyn RegisteredOp] = &[&Pad, &PadV2];
 
@@ -140,6 +140,15 @@ fn compute_pad(x: &Tensor, p: &Tensor, fill: &Tensor) -> Result<Tensor> {
     }
     let n_out = checked_num_elements(&out_shape)?;
     check_alloc(x.dtype(), n_out)?;
+    // numbers: the fill written once, each innermost input row copied into place
+    macro_rules! rows_of {
+        ($($t:ty),*) => {
+            $(if let (Ok(xs), Ok(&[f])) = (x.as_slice::<$t>(), fill.as_slice::<$t>()) {
+                return Tensor::new(&out_shape, pad_rows(xs, x.shape(), &pv, &out_shape, f)?);
+            })*
+        };
+    }
+    rows_of!(f32, f64, i32, i64, u8);
     check_alloc(DType::Int64, n_out)?;
     // per dimension, the input offset of each output position (None: padding)
     let mut stride = 1usize;
@@ -161,6 +170,37 @@ fn compute_pad(x: &Tensor, p: &Tensor, fill: &Tensor) -> Result<Tensor> {
     }
     let flat: Vec<usize> = idx.into_iter().map(|i| i.unwrap_or(fill_at)).collect();
     Tensor::from_storage(&out_shape, with_fill(x.storage(), fill.storage())?.gather(&flat))
+}
+
+/// `xs` (of `shape`) padded with `fill` to `out_shape`, `pads[d][0]` before along each
+/// dimension: the output filled once, then each innermost row of the input copied into
+/// place. Errors: `ResourceExhausted` when the output cannot be allocated.
+fn pad_rows<T: Element>(xs: &[T], shape: &[usize], pads: &[[i64; 2]], out_shape: &[usize], fill: T) -> Result<Vec<T>> {
+    let mut out = try_filled(fill, checked_num_elements(out_shape)?, T::DTYPE)?;
+    let rank = shape.len();
+    if xs.is_empty() || rank == 0 {
+        return Ok(out);
+    }
+    let mut ostride = vec![1usize; rank];
+    for d in (0..rank - 1).rev() {
+        ostride[d] = ostride[d + 1] * out_shape[d + 1];
+    }
+    let row = shape[rank - 1];
+    // the input index of the row being copied, odometer style over the outer dimensions
+    let mut at = vec![0usize; rank - 1];
+    for src in xs.chunks_exact(row) {
+        let o: usize = (0..rank - 1).map(|d| (at[d] + pads[d][0] as usize) * ostride[d]).sum::<usize>()
+            + pads[rank - 1][0] as usize;
+        out[o..o + row].copy_from_slice(src);
+        for d in (0..rank - 1).rev() {
+            at[d] += 1;
+            if at[d] < shape[d] {
+                break;
+            }
+            at[d] = 0;
+        }
+    }
+    Ok(out)
 }
 
 // ---------------------------------------------------------------- Pad

@@ -54,7 +54,7 @@ fn out_dim_partial(
 }
 
 /// The forward op's output shape from partial input and filter shapes.
-fn forward_shape(x: &Shape, f: &Shape, a: &Attrs) -> Result<Shape> {
+pub(super) fn forward_shape(x: &Shape, f: &Shape, a: &Attrs) -> Result<Shape> {
     let both = format!("{x}, {f}");
     let xd = rank4(x, "input", &both)?.unwrap_or_else(|| vec![None; 4]);
     let fd = rank4(f, "filter", &both)?.unwrap_or_else(|| vec![None; 4]);

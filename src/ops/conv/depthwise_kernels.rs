@@ -6,9 +6,10 @@
 use super::{list_int, shape_vec, string_attr};
 use crate::error::{Error, Result};
 use crate::graph::Node;
-use crate::ops::kernels::{parallel, Float};
+use crate::ops::kernels::{parallel, Epilogue, Float};
 use crate::ops::{Kernel, KernelCtx};
-use crate::tensor::{fmt_dims, Tensor};
+use crate::tensor::{checked_num_elements, fmt_dims, try_filled, Tensor};
+use std::borrow::Cow;
 
 pub(super) const FORWARD: &str = "DepthwiseConv2dNative";
 pub(super) const BACKPROP_INPUT: &str = "DepthwiseConv2dNativeBackpropInput";
@@ -265,11 +266,35 @@ fn check_out_backprop(dy: &[usize], g: &Geom, what: &str) -> Result<()> {
 }
 
 fn forward<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs) -> Result<Tensor> {
+    forward_with::<T>(x, f, a, Epilogue::none())
+}
+
+/// Channels one step of the forward loop keeps in registers (two or four vectors).
+const LANES: usize = 16;
+
+/// The depthwise convolution of [`forward`] followed by `ep` (the bias per output channel,
+/// then the activation), applied to each output pixel as soon as its channels are summed
+/// (`_FusedDepthwiseConv2dNative`): the values are those of the convolution followed by
+/// `BiasAdd` and the activation.
+pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epilogue<T>) -> Result<Tensor> {
     let g = Geom::new(nhwc_dims(x.shape(), a.nchw)?, f.shape(), a)?;
-    let xv = nhwc_values::<T>(x, [g.n, g.h, g.w, g.c], a.nchw)?;
+    let xv: Cow<[T]> = if a.nchw {
+        Cow::Owned(to_nhwc(x.as_slice::<T>()?, [g.n, g.h, g.w, g.c]))
+    } else {
+        Cow::Borrowed(x.as_slice::<T>()?)
+    };
     let fv = f.as_slice::<T>()?;
     let (m, cm) = (g.m, g.c * g.m);
-    let mut out = vec![T::ZERO; g.n * g.oh * g.ow * cm];
+    if let Some(b) = ep.bias {
+        if b.len() != cm {
+            return Err(Error::invalid_argument(format!(
+                "bias must be 1-D with the filter's {cm} output channels, got {} values",
+                b.len()
+            )));
+        }
+    }
+    let len = checked_num_elements(&g.out_nhwc())?;
+    let mut out = try_filled(T::ZERO, len, x.dtype())?;
     if cm == 0 {
         return format_tensor(out, g.out_nhwc(), a.nchw);
     }
@@ -278,20 +303,40 @@ fn forward<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs) -> Result<Tensor> {
     let work = out.len() * g.kh * g.kw;
     parallel::for_rows(&mut out, g.ow * cm, work, |r, row| {
         let (n, oy) = (r / g.oh, r % g.oh);
+        // the taps inside the input of this output row: (input row offset, filter row offset)
+        let rows: Vec<(usize, usize)> =
+            (0..g.kh).filter_map(|ky| g.iy(oy, ky).map(|iy| ((n * g.h + iy) * g.w, ky * g.kw))).collect();
         for (ox, ys) in row.chunks_exact_mut(cm).enumerate() {
-            for ky in 0..g.kh {
-                let Some(iy) = g.iy(oy, ky) else { continue };
-                for kx in 0..g.kw {
-                    let Some(ix) = g.ix(ox, kx) else { continue };
-                    let xi = ((n * g.h + iy) * g.w + ix) * g.c;
-                    let fi = (ky * g.kw + kx) * cm;
-                    if m == 1 {
-                        // the common depthwise multiplier: one vectorizable line
-                        for ((y, &w), &x) in ys.iter_mut().zip(&fv[fi..fi + cm]).zip(&xv[xi..xi + cm]) {
+            let taps = || {
+                rows.iter().flat_map(move |&(xr, fr)| {
+                    (0..g.kw).filter_map(move |kx| g.ix(ox, kx).map(|ix| ((xr + ix) * g.c, (fr + kx) * cm)))
+                })
+            };
+            if m == 1 {
+                // the common depthwise multiplier: blocks of channels summed in registers
+                let mut c0 = 0;
+                while c0 + LANES <= cm {
+                    let mut acc = [T::ZERO; LANES];
+                    for (xi, fi) in taps() {
+                        let xs: &[T; LANES] = xv[xi + c0..xi + c0 + LANES].try_into().expect("LANES elements");
+                        let ws: &[T; LANES] = fv[fi + c0..fi + c0 + LANES].try_into().expect("LANES elements");
+                        for l in 0..LANES {
+                            acc[l] += xs[l] * ws[l];
+                        }
+                    }
+                    ys[c0..c0 + LANES].copy_from_slice(&acc);
+                    c0 += LANES;
+                }
+                if c0 < cm {
+                    let tail = &mut ys[c0..];
+                    for (xi, fi) in taps() {
+                        for ((y, &w), &x) in tail.iter_mut().zip(&fv[fi + c0..fi + cm]).zip(&xv[xi + c0..xi + cm]) {
                             *y += x * w;
                         }
-                        continue;
                     }
+                }
+            } else {
+                for (xi, fi) in taps() {
                     let rows = ys.chunks_exact_mut(m).zip(fv[fi..fi + cm].chunks_exact(m));
                     for ((ys, ws), &x) in rows.zip(&xv[xi..xi + g.c]) {
                         for (y, &w) in ys.iter_mut().zip(ws) {
@@ -300,6 +345,10 @@ fn forward<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs) -> Result<Tensor> {
                     }
                 }
             }
+            if let Some(b) = ep.bias {
+                ys.iter_mut().zip(b).for_each(|(y, &b)| *y += b);
+            }
+            ep.act.apply(ys);
         }
     });
     format_tensor(out, g.out_nhwc(), a.nchw)

@@ -34,24 +34,18 @@ impl Activation {
         })
     }
 
-    /// Applies the activation to `v` in place.
+    /// Applies the activation to `v` in place. Relu and Relu6 store a select for every
+    /// element (no branch), so the loops vectorise.
     #[inline]
     pub fn apply<T: Float>(self, v: &mut [T]) {
         match self {
             Activation::Identity => {}
-            Activation::Relu => v.iter_mut().for_each(|x| {
-                if *x < T::ZERO {
-                    *x = T::ZERO
-                }
-            }),
+            Activation::Relu => v.iter_mut().for_each(|x| *x = if *x < T::ZERO { T::ZERO } else { *x }),
             Activation::Relu6 => {
                 let six = T::from_f64(6.0);
                 v.iter_mut().for_each(|x| {
-                    if *x < T::ZERO {
-                        *x = T::ZERO
-                    } else if *x > six {
-                        *x = six
-                    }
+                    let low = if *x < T::ZERO { T::ZERO } else { *x };
+                    *x = if *x > six { six } else { low }
                 })
             }
             Activation::Elu => v.iter_mut().for_each(|x| {

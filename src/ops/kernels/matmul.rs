@@ -6,10 +6,10 @@
 //! the threads within it. `matrixmultiply` picks its kernel (AVX2/FMA, SSE2, ...) from
 //! the CPU at run time, so one binary runs everywhere.
 
-use super::epilogue::Epilogue;
+use super::epilogue::{Activation, Epilogue};
 use super::{parallel, Float, Num};
 use crate::error::{Error, Result};
-use crate::tensor::{fmt_dims, try_filled, DType, Tensor};
+use crate::tensor::{fmt_dims, try_with_capacity, DType, Tensor};
 use rayon::prelude::*;
 
 /// `a @ b` for rank-2 float32/float64 tensors, with TensorFlow's `transpose_a` and
@@ -114,8 +114,10 @@ fn product_with<T: Gemm + Float>(a: &Tensor, b: &Tensor, d: Dims, ep: Epilogue<T
     let len = d.m.checked_mul(d.n).ok_or_else(|| {
         Error::invalid_argument(format!("MatMul output [{}, {}] has more elements than fit in memory", d.m, d.n))
     })?;
-    let mut c = try_filled(T::ZERO, len, a.dtype())?;
-    gemm_with(d, x, y, &mut c, ep);
+    let mut c = try_with_capacity::<T>(len, a.dtype())?;
+    gemm_uninit(d, x, y, &mut c.spare_capacity_mut()[..len], ep);
+    // SAFETY: `gemm_uninit` wrote all `len` elements
+    unsafe { c.set_len(len) };
     Tensor::new(&[d.m, d.n], c)
 }
 
@@ -129,97 +131,104 @@ unsafe impl<T> Sync for SendPtr<T> {}
 /// Multiply-adds below which a product runs on one thread (about 40 µs of work).
 const MIN_PARALLEL_MACS: usize = 1 << 21;
 
+/// Output elements a fused product computes before it applies its epilogue to them: the
+/// block is then still in the core's cache (a block of rows, each one product call).
+const EPILOGUE_BLOCK: usize = 1 << 14;
+
 /// `c = a @ b` where `a` and `b` hold the matrices of `d` (from their first element, with
 /// `d`'s strides) and `c` is `[m, n]` row-major. Split over the intra-op pool when large.
 /// Panics when the slices are shorter than `d` says (callers size them from `d`).
-pub(crate) fn gemm<T: Gemm>(d: Dims, a: &[T], b: &[T], c: &mut [T]) {
-    gemm_blocks(d, a, b, c, None, &|_, _, _, _, _| {});
+pub(crate) fn gemm<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: &mut [T]) {
+    assert!(c.len() >= d.m * d.n);
+    gemm_blocks(d, a, b, SendPtr(c.as_mut_ptr()), Epilogue::none());
 }
 
-/// [`gemm`] followed, block by block on the thread that computed the block, by `ep`: the
-/// bias is written into the block first and the product added to it (`beta = 1`), the
-/// activation applied to the block right after. Panics as [`gemm`], and when the bias is
-/// shorter than `d.n`.
-pub(crate) fn gemm_with<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: &mut [T], ep: Epilogue<T>) {
-    if ep.bias.is_none() && ep.act == super::epilogue::Activation::Identity {
-        return gemm(d, a, b, c);
-    }
-    let n = d.n;
-    let act = ep.act;
-    // SAFETY: called with a block of `c` given to one piece (rows [i0, i0+rows),
-    // columns [j0, j0+cols)), which no other piece touches
-    let after = |c: SendPtr<T>, i0: usize, rows: usize, j0: usize, cols: usize| unsafe {
-        for i in i0..i0 + rows {
-            act.apply(std::slice::from_raw_parts_mut(c.0.add(i * n + j0), cols));
-        }
-    };
-    gemm_blocks(d, a, b, c, ep.bias, &after);
-}
-
-/// The blocked product of [`gemm`]: with `bias`, each block is first set to the bias
-/// (columns `j0..`) and the product added; `after` runs on each finished block.
-fn gemm_blocks<T: Gemm>(
+/// [`gemm`] into memory not yet initialised (an output allocated for it), followed, block
+/// by block on the thread that computed the block, by `ep`: the product is written
+/// (`beta = 0`), then the bias added and the activation applied while the block is in
+/// cache, so the values are those of the product followed by `BiasAdd` and the activation.
+/// Every one of the first `m * n` elements of `c` is written. Panics as [`gemm`], and when
+/// the bias is shorter than `d.n`.
+pub(crate) fn gemm_uninit<T: Gemm + Float>(
     d: Dims,
     a: &[T],
     b: &[T],
-    c: &mut [T],
-    bias: Option<&[T]>,
-    after: &(dyn Fn(SendPtr<T>, usize, usize, usize, usize) + Sync),
+    c: &mut [std::mem::MaybeUninit<T>],
+    ep: Epilogue<T>,
 ) {
+    assert!(c.len() >= d.m * d.n);
+    gemm_blocks(d, a, b, SendPtr(c.as_mut_ptr().cast::<T>()), ep);
+}
+
+/// The blocked product of [`gemm_uninit`] into `c` (at least `m * n` elements, checked by
+/// the callers; written, never read).
+fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: SendPtr<T>, ep: Epilogue<T>) {
     if d.m == 0 || d.n == 0 {
         return;
     }
     let span = |rows: usize, rs: isize, cols: usize, cs: isize| (rows - 1) * rs as usize + (cols - 1) * cs as usize + 1;
-    assert!(c.len() >= d.m * d.n);
-    if let Some(bias) = bias {
+    if let Some(bias) = ep.bias {
         assert!(bias.len() >= d.n);
     }
-    if d.k == 0 {
-        for row in c[..d.m * d.n].chunks_mut(d.n) {
-            match bias {
-                Some(bias) => row.copy_from_slice(&bias[..d.n]),
-                None => row.iter_mut().for_each(|v| *v = T::ZERO),
-            }
+    let plain = ep.bias.is_none() && ep.act == Activation::Identity;
+    // SAFETY (every use): a block of `c` given to one piece (rows [i0, i0+rows), columns
+    // [j0, j0+cols)), which no other piece touches, and which the product has written
+    let epilogue = |c: SendPtr<T>, i0: usize, rows: usize, j0: usize, cols: usize| unsafe {
+        if plain {
+            return;
         }
-        after(SendPtr(c.as_mut_ptr()), 0, d.m, 0, d.n);
+        for i in i0..i0 + rows {
+            let row = std::slice::from_raw_parts_mut(c.0.add(i * d.n + j0), cols);
+            if let Some(bias) = ep.bias {
+                row.iter_mut().zip(&bias[j0..j0 + cols]).for_each(|(v, &b)| *v += b);
+            }
+            ep.act.apply(row);
+        }
+    };
+    if d.k == 0 {
+        // SAFETY: the callers' `c` holds m * n elements
+        let all = unsafe { std::slice::from_raw_parts_mut(c.0, d.m * d.n) };
+        all.iter_mut().for_each(|v| *v = T::ZERO);
+        epilogue(c, 0, d.m, 0, d.n);
         return;
     }
     assert!(a.len() >= span(d.m, d.rsa, d.k, d.csa) && b.len() >= span(d.k, d.rsb, d.n, d.csb));
     let threads = parallel::threads();
     let macs = d.m.saturating_mul(d.n).saturating_mul(d.k);
+    // rows of one product call when an epilogue follows (a multiple of the kernel's 64-row
+    // blocks), so that the epilogue finds the block in cache
+    let sub = if plain { usize::MAX } else { (EPILOGUE_BLOCK / d.n.max(1)).next_multiple_of(64).max(128) };
     // SAFETY (every call below): the bounds were checked above; each call reads rows
-    // [i0, i0+rows) of a and columns [j0, j0+cols) of b, and writes that block of c.
-    let call = |i0: usize, rows: usize, j0: usize, cols: usize, c: SendPtr<T>| unsafe {
-        let beta = match bias {
-            Some(bias) => {
-                for i in i0..i0 + rows {
-                    std::slice::from_raw_parts_mut(c.0.add(i * d.n + j0), cols).copy_from_slice(&bias[j0..j0 + cols]);
-                }
-                T::ONE
+    // [i0, i0+rows) of a and columns [j0, j0+cols) of b, and writes that block of c
+    // (`beta = 0`: c is not read).
+    let call = |i0: usize, rows: usize, j0: usize, cols: usize, c: SendPtr<T>| {
+        let mut r0 = i0;
+        while r0 < i0 + rows {
+            let r = sub.min(i0 + rows - r0);
+            unsafe {
+                T::GEMM(
+                    r,
+                    d.k,
+                    cols,
+                    T::ONE,
+                    a.as_ptr().offset(r0 as isize * d.rsa),
+                    d.rsa,
+                    d.csa,
+                    b.as_ptr().offset(j0 as isize * d.csb),
+                    d.rsb,
+                    d.csb,
+                    T::ZERO,
+                    c.0.add(r0 * d.n + j0),
+                    d.n as isize,
+                    1,
+                );
             }
-            None => T::ZERO,
-        };
-        T::GEMM(
-            rows,
-            d.k,
-            cols,
-            T::ONE,
-            a.as_ptr().offset(i0 as isize * d.rsa),
-            d.rsa,
-            d.csa,
-            b.as_ptr().offset(j0 as isize * d.csb),
-            d.rsb,
-            d.csb,
-            beta,
-            c.0.add(i0 * d.n + j0),
-            d.n as isize,
-            1,
-        );
-        after(c, i0, rows, j0, cols);
+            epilogue(c, r0, r, j0, cols);
+            r0 += r;
+        }
     };
-    let out = SendPtr(c.as_mut_ptr());
     if threads <= 1 || macs < MIN_PARALLEL_MACS {
-        call(0, d.m, 0, d.n, out);
+        call(0, d.m, 0, d.n, c);
         return;
     }
     if d.m >= 32 * threads || d.m >= d.n {
@@ -229,7 +238,7 @@ fn gemm_blocks<T: Gemm>(
         parallel::install(|| {
             (0..blocks).into_par_iter().for_each(|p| {
                 let i0 = p * per;
-                call(i0, per.min(d.m - i0), 0, d.n, out)
+                call(i0, per.min(d.m - i0), 0, d.n, c)
             })
         });
     } else {
@@ -239,7 +248,7 @@ fn gemm_blocks<T: Gemm>(
         parallel::install(|| {
             (0..blocks).into_par_iter().for_each(|p| {
                 let j0 = p * per;
-                call(0, d.m, j0, per.min(d.n - j0), out)
+                call(0, d.m, j0, per.min(d.n - j0), c)
             })
         });
     }

@@ -8,6 +8,7 @@ mod matmul;
 mod num;
 pub mod parallel;
 mod reduce;
+mod scratch;
 
 pub use batch_matmul::batch_matmul;
 pub use broadcast::{
@@ -16,9 +17,10 @@ pub use broadcast::{
 pub(crate) use epilogue::read_fused_ops;
 pub use epilogue::{Activation, Epilogue};
 pub use matmul::matmul;
-pub(crate) use matmul::{gemm, gemm_with, matmul_fused, Dims, Gemm};
+pub(crate) use matmul::{gemm, gemm_uninit, matmul_fused, Dims, Gemm};
 pub use num::{Float, Num};
 pub use reduce::{normalize_axes, reduce, reduced_shape};
+pub(crate) use scratch::with_scratch;
 
 /// Dispatches `$body` over the numeric dtypes float32, float64, int32 and int64, binding
 /// the element type to `$t`; other dtypes give `InvalidArgument` naming `$what`.

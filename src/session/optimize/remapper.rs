@@ -1,6 +1,7 @@
 //! Op fusion (TensorFlow Grappler's remapper): `Conv2D` + `BiasAdd` (+ `Relu`, `Relu6`,
-//! `Elu` or `LeakyRelu`) becomes one `_FusedConv2D`, and `MatMul` + `BiasAdd` (+ the same
-//! activations) one `_FusedMatMul`, with TensorFlow's attrs: the convolution's or product's
+//! `Elu` or `LeakyRelu`) becomes one `_FusedConv2D`, `DepthwiseConv2dNative` + `BiasAdd`
+//! (+ the same activations) one `_FusedDepthwiseConv2dNative`, and `MatMul` + `BiasAdd`
+//! (+ the same activations) one `_FusedMatMul`, with TensorFlow's attrs: the convolution's or product's
 //! own, `fused_ops` (`["BiasAdd"]` or `["BiasAdd", "Relu"]`, ...), `num_args` 1, `epsilon`,
 //! `leakyrelu_alpha`. The fused node takes the name (and id) of the last op of the pattern,
 //! so its readers and a fetch of it are unchanged; its kernel adds the bias and applies the
@@ -49,6 +50,7 @@ pub(super) fn run(w: &mut Work) -> Result<()> {
             let base = w.nodes[src.0].clone();
             let fused_type = match base.op_type {
                 "Conv2D" if nhwc(&base) => "_FusedConv2D",
+                "DepthwiseConv2dNative" if nhwc(&base) => "_FusedDepthwiseConv2dNative",
                 "MatMul" => "_FusedMatMul",
                 _ => continue,
             };
