@@ -270,4 +270,18 @@ fn freeze_of_a_producer_26_meta_graph_keeps_tensorflows_versions() {
     let x = format!("x={}", npy(tmp.path(), "x.npy", Tensor::new(&[1, 2], vec![1.0f32, 2.0]).unwrap()));
     let o = ok(&["run", &s(&tmp.path().join("frozen.pb")), "--feed", &x, "--fetch", "out:0"]);
     assert_eq!(o.stdout, "out:0  float32  [1, 1]\n  [[-2.5]]\n");
+    // the meta graph lists w in no collection (its SaverDef restores it): --trainable-only and
+    // --map, which choose among listed variables, say so instead of restoring nothing
+    for flag in ["--trainable-only", "--map=w=w"] {
+        let mut args = common::cli::freeze_args(&dir, "out", &tmp.path().join("flag.pb"));
+        args.extend(
+            flag.splitn(2, '=').map(String::from).take(1).chain(flag.split_once('=').map(|(_, v)| v.to_string())),
+        );
+        let name = flag.split('=').next().unwrap();
+        fails_exactly(
+            &args,
+            &format!("{name}: the meta graph lists its variables in no collection, so they are restored by running its saver's restore op save/restore_all (as TensorFlow's import_meta_graph does), which reads the checkpoint names w; {name} needs the variables listed (tf.compat.v1.global_variables), so restore without it"),
+        );
+    }
+    assert!(!tmp.path().join("flag.pb").exists());
 }
