@@ -16,7 +16,12 @@ use tensorgraph::{init, ops, DType, Graph, Reuse, Session, Tensor};
 fn main() -> tensorgraph::Result<()> {
     let mut args = std::env::args().skip(1);
     let logdir = args.next().unwrap_or_else(|| "logs/regression".to_string());
-    let steps: i64 = args.next().map_or(20, |s| s.parse().expect("STEPS is a number"));
+    let steps: i64 = match args.next() {
+        None => 20,
+        Some(s) => s.parse().map_err(|_| {
+            tensorgraph::Error::invalid_argument(format!("STEPS must be a whole number of training steps, got {s:?}"))
+        })?,
+    };
 
     let graph = Graph::new();
     let root = graph.scope();

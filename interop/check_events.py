@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check TensorBoard event files both ways with TensorFlow 2.21 and TensorBoard 2.21.
 
-Usage: check_events.py DEMO_DIR --tensorgraph BIN
+Usage: check_events.py DEMO_DIR --tensorgraph BIN [--example EXAMPLE_BIN]
 
 DEMO_DIR is what `tensorgraph demo --out DEMO_DIR` wrote; its event file is in DEMO_DIR/logs.
   * TensorBoard's event_accumulator reads DEMO_DIR/logs: the graph has as many nodes as the
@@ -23,6 +23,7 @@ import argparse
 import glob
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -89,10 +90,62 @@ def get_json(url):
         return json.loads(r.read().decode())
 
 
+def example_logs(example, binary, steps=12):
+    """Runs examples/tensorboard_logs for `steps` steps and reads its logdir with TensorBoard's
+    event_accumulator; returns what differs (None when all is there)."""
+    tmp = tempfile.mkdtemp(prefix="tensorgraph-example-logs.")
+    try:
+        return _example_logs(example, binary, os.path.join(tmp, "run1"), steps)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _example_logs(example, binary, logdir, steps):
+    from tensorboard.backend.event_processing import event_accumulator as ea
+    out = subprocess.run([example, logdir, str(steps)], check=True, capture_output=True, text=True).stdout
+    printed = [float(np.float32(line.split("loss ")[1])) for line in out.splitlines() if line.startswith("step ")]
+    if len(printed) != steps:
+        return "the example printed %d losses for %d steps: %s" % (len(printed), steps, out[:300])
+    acc = ea.EventAccumulator(logdir, size_guidance={ea.SCALARS: 0, ea.HISTOGRAMS: 0, ea.IMAGES: 0})
+    acc.Reload()
+    tags = acc.Tags()
+    want_tags = {"scalars": ["loss"], "histograms": ["weights"], "images": ["weights_image/image"]}
+    for kind, want in want_tags.items():
+        if tags[kind] != want:
+            return "%s tags: TensorBoard sees %s, the example writes %s" % (kind, tags[kind], want)
+    if tags["graph"] is not True or tags["meta_graph"] is not True:
+        return "graph / meta graph missing: %s" % tags
+    steps_want = list(range(steps))
+    scalars = [(s.step, float(np.float32(s.value))) for s in acc.Scalars("loss")]
+    if scalars != list(zip(steps_want, printed)):
+        return "loss: TensorBoard %s vs the example's %s" % (scalars[:4], printed[:4])
+    lines = ours(binary, logdir)
+    buckets = {o["step"]: o["value"]["bucket"] for o in lines if o["kind"] == "histogram"}
+    hists = acc.Histograms("weights")
+    if [h.step for h in hists] != steps_want:
+        return "weights histogram steps %s" % [h.step for h in hists]
+    for h in hists:
+        v = h.histogram_value
+        if v.num != 3 or list(v.bucket) != buckets[h.step] or sum(v.bucket) != 3 or v.min > v.max:
+            return "weights histogram at step %d: %s vs buckets %s" % (h.step, v, buckets[h.step])
+    images = acc.Images("weights_image/image")
+    if [i.step for i in images] != steps_want:
+        return "image steps %s" % [i.step for i in images]
+    for i in images:
+        png = tf.io.decode_png(i.encoded_image_string).numpy()
+        if (i.height, i.width, png.shape) != (3, 1, (3, 1, 1)):
+            return "image at step %d: %dx%d, PNG %s" % (i.step, i.height, i.width, png.shape)
+    nodes = [o["value"]["nodes"] for o in lines if o["kind"] == "graph_def"]
+    if nodes != [len(acc.Graph().node)]:
+        return "graph: TensorBoard sees %d nodes, tensorgraph wrote %s" % (len(acc.Graph().node), nodes)
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("demo_dir")
     ap.add_argument("--tensorgraph", required=True)
+    ap.add_argument("--example", help="examples/tensorboard_logs binary: check its logs too")
     a = ap.parse_args()
     c = Checker()
     logs = os.path.join(a.demo_dir, "logs")
@@ -205,6 +258,10 @@ def main():
             except subprocess.TimeoutExpired:
                 proc.kill()
     c.check("a tensorboard server on localhost serves the demo's scalars and graph", server)
+
+    if a.example:
+        c.check("TensorBoard's event_accumulator reads every tag, step and value of examples/tensorboard_logs",
+                lambda: example_logs(a.example, a.tensorgraph))
     sys.exit(c.summary())
 
 

@@ -11,7 +11,8 @@
 # 1. the demo (cargo run --release -- demo), then interop/check_demo.py DIR (the checkpoint
 #    into TF's own model, its .meta through import_meta_graph, the frozen model.pb), and
 #    interop/check_events.py DIR (its TensorBoard logs through TensorBoard's loader, TF's
-#    summary_iterator and a real tensorboard server; TF-written event files read here);
+#    summary_iterator and a real tensorboard server; TF-written event files read here;
+#    examples/tensorboard_logs's logs through TensorBoard's loader, every tag, step and value);
 # 2. cargo run --release --example write_checkpoints -- DIR (every dtype, partitioned
 #    variables, Saver saves with global steps and state files, manifest.json), then
 #    interop/check_checkpoints.py DIR --tensorgraph target/release/tensorgraph;
@@ -94,7 +95,9 @@ if [ -z "$DEMO_DIR" ]; then
   if (cd "$ROOT" && cargo run --release --quiet -- demo --out "$DEMO_DIR"); then
     status=0
     run_check demo "$PY" "$HERE/check_demo.py" "$DEMO_DIR" || status=$?
-    run_check events "$PY" "$HERE/check_events.py" "$DEMO_DIR" --tensorgraph "$TARGET_DIR/release/tensorgraph" || status=$?
+    (cd "$ROOT" && cargo build --release --quiet --example tensorboard_logs) || status=$?
+    run_check events "$PY" "$HERE/check_events.py" "$DEMO_DIR" --tensorgraph "$TARGET_DIR/release/tensorgraph" \
+      --example "$TARGET_DIR/release/examples/tensorboard_logs" || status=$?
     if [ "$status" -eq 0 ]; then rm -rf "$DEMO_DIR"; else echo "interop: demo output kept in $DEMO_DIR" >&2; fi
   else
     echo "FAIL  tensorgraph demo did not run (output kept in $DEMO_DIR)"
@@ -103,7 +106,9 @@ if [ -z "$DEMO_DIR" ]; then
 else
   run_check demo "$PY" "$HERE/check_demo.py" "$DEMO_DIR" || true
   if [ -d "$DEMO_DIR/logs" ]; then
-    run_check events "$PY" "$HERE/check_events.py" "$DEMO_DIR" --tensorgraph "$TARGET_DIR/release/tensorgraph" || true
+    (cd "$ROOT" && cargo build --release --quiet --example tensorboard_logs) || true
+    run_check events "$PY" "$HERE/check_events.py" "$DEMO_DIR" --tensorgraph "$TARGET_DIR/release/tensorgraph" \
+      --example "$TARGET_DIR/release/examples/tensorboard_logs" || true
   fi
 fi
 

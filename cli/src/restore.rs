@@ -82,8 +82,25 @@ pub fn cli_saver(saver: &Saver, flags: &RestoreFlags) -> Result<Saver, String> {
     Ok(Saver::with_name_map(map).restore_hints(cli_hints()))
 }
 
+/// A saver that runs the meta graph's `SaverDef` ops (its variables are in no collection),
+/// with the CLI's advice. Errors: `--trainable-only` or `--map`, which need the variables.
+fn saver_def_saver(saver: &Saver, flags: &RestoreFlags) -> Result<Saver, String> {
+    let flag = if flags.trainable_only { Some("--trainable-only") } else { flags.map.first().map(|_| "--map") };
+    let def = saver.as_saver_def().map_err(|e| e.to_string())?;
+    if let Some(flag) = flag {
+        return Err(format!(
+            "{flag}: the meta graph lists its variables in no collection, so they are restored by running its saver's restore op {} (as TensorFlow's import_meta_graph does), which reads the checkpoint names {}; {flag} needs the variables listed (tf.compat.v1.global_variables), so restore without it",
+            def.restore_op_name,
+            saver.checkpoint_names().join(", ")
+        ));
+    }
+    let graph = saver.graph().ok_or("the meta graph's saver has no graph")?;
+    Ok(Saver::from_saver_def(graph, def).map_err(|e| e.to_string())?.restore_hints(cli_hints()))
+}
+
 /// Restores checkpoint `prefix` into `sess` through `saver` as `flags` ask.
 /// Errors: the restore error, with the CLI's advice.
 pub fn restore(sess: &Session, saver: &Saver, prefix: &Path, flags: &RestoreFlags) -> Result<(), String> {
-    cli_saver(saver, flags)?.restore(sess, prefix).map_err(|e| e.to_string())
+    let saver = if saver.runs_saver_def_ops() { saver_def_saver(saver, flags)? } else { cli_saver(saver, flags)? };
+    saver.restore(sess, prefix).map_err(|e| e.to_string())
 }

@@ -9,7 +9,7 @@ use crate::io::graph_def::{import_graph_def_logged, ImportGraphDefOptions};
 use crate::io::model_file::{read_model_file, Model};
 use crate::io::references::all_or_every_error;
 use crate::train::Saver;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Options of [`Graph::import_meta_graph`] (`import_scope`, `clear_devices`).
@@ -44,8 +44,13 @@ pub fn read_meta_graph(path: impl AsRef<Path>) -> Result<MetaGraphDef> {
 impl Graph {
     /// `tf.train.import_meta_graph(path, import_scope, clear_devices)`: imports the meta
     /// graph's `GraphDef` and collections into this graph and returns a [`Saver`] for the
-    /// variables its `SaverDef` restores (all global variables when it has none; `None`
-    /// when there are no variables).
+    /// variables its `SaverDef` restores: as TensorFlow, built from the `SaverDef` whenever
+    /// there is one. When its restore op assigns variables that are in no collection (a
+    /// TensorFlow graph's imported resource variables, a TF2 `_traced_restore`), or no
+    /// collection lists variables, the saver runs the `SaverDef`'s ops
+    /// ([`Saver::from_saver_def`]); otherwise it restores the collections' variables under the
+    /// names the restore op reads. Without a `SaverDef`, all global variables; `None` when
+    /// there is neither a `SaverDef` nor a variable.
     ///
     /// Unlike TensorFlow, the imported variables join the variable store: `get_variable("v1")`
     /// under `Reuse::Yes`/`Reuse::Auto` returns the imported `v1`, and under `Reuse::No` is
@@ -123,17 +128,19 @@ impl Graph {
         };
         let mut globals = self.global_variables();
         globals.extend(imported(GLOBAL_VARIABLES));
-        let saver = if globals.is_empty() {
-            None
-        } else {
-            Some(match &meta.saver_def {
-                Some(def) => match saver_vars(self, scope, def, &globals)? {
-                    // the saver reuses the imported save ops (`tf.train.Saver(saver_def=...)`)
-                    Some(map) => Saver::with_name_map(map).with_saver_def(scoped_saver_def(def, scope)),
-                    None => Saver::with_var_list(&globals)?,
-                },
+        // TensorFlow builds the saver from the SaverDef whenever there is one
+        // (`Saver(saver_def=...)`), so variables in no collection are restored too
+        let saver = match meta.saver_def.as_ref().filter(|d| !d.restore_op_name.is_empty()) {
+            Some(def) if globals.is_empty() || restores_uncollected(self, &scoped_saver_def(def, scope), &globals) => {
+                Some(Saver::from_saver_def(self, scoped_saver_def(def, scope))?)
+            }
+            _ if globals.is_empty() => None,
+            Some(def) => Some(match saver_vars(self, scope, def, &globals)? {
+                // the saver reuses the imported save ops (`tf.train.Saver(saver_def=...)`)
+                Some(map) => Saver::with_name_map(map).with_saver_def(scoped_saver_def(def, scope)),
                 None => Saver::with_var_list(&globals)?,
-            })
+            }),
+            None => Some(Saver::with_var_list(&globals)?),
         };
         // the variable-store fix: imported variables are what get_variable finds
         let mut stored = imported(GLOBAL_VARIABLES);
@@ -171,6 +178,27 @@ fn saver_def_problems(graph: &Graph, def: &SaverDef) -> Vec<Error> {
         }
     }
     problems
+}
+
+/// Whether `def`'s restore op assigns a variable op (`VariableV2`, `Variable`, `VarHandleOp`)
+/// that is not among `globals`: one in no collection, which only the SaverDef's ops restore.
+fn restores_uncollected(graph: &Graph, def: &SaverDef, globals: &[Variable]) -> bool {
+    let Ok(restore) = graph.operation_by_name(&def.restore_op_name) else { return false };
+    let collected: BTreeSet<usize> = globals.iter().map(|v| v.op().id()).collect();
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![restore.id()];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let node = graph.node(id);
+        if matches!(node.op_type, "VariableV2" | "Variable" | "VarHandleOp") && !collected.contains(&id) {
+            return true;
+        }
+        stack.extend(node.inputs.iter().map(|&(src, _)| src));
+        stack.extend(node.control_inputs.iter().copied());
+    }
+    false
 }
 
 /// `def` with its op and tensor names under the import scope `scope` (`""`: unchanged).

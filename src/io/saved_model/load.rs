@@ -7,9 +7,7 @@ use super::signature::Signature;
 use super::{ASSETS_KEY, INIT_OP_SIGNATURE_KEY, LEGACY_INIT_OP_KEY, MAIN_OP_KEY};
 use crate::error::{Error, Result};
 use crate::format::checkpoint::index_path;
-use crate::format::proto::{
-    AssetFileDef, CollectionKind, MetaGraphDef, RunMetadata, RunOptions, SaverDef, TensorInfoEncoding,
-};
+use crate::format::proto::{AssetFileDef, CollectionKind, MetaGraphDef, RunMetadata, RunOptions, TensorInfoEncoding};
 use crate::graph::{Graph, Operation, Output};
 use crate::io::meta_graph::ImportMetaGraphOptions;
 use crate::io::references::all_or_every_error;
@@ -88,29 +86,35 @@ impl SavedModelBundle {
             .map_err(|e| e.context(format!("importing the meta graph of SavedModel {shown}")))?;
         check_signature_tensors(&meta, &graph).map_err(|e| e.context(format!("SavedModel {shown}")))?;
         let session = Session::with_options(&graph, options)?;
-        if let Some(saver) = saver {
-            let prefix = variables_prefix(&dir);
-            if !index_path(&prefix).is_file() {
-                let names: Vec<&String> = saver.variables().keys().take(5).collect();
-                return Err(Error::not_found(format!(
-                    "SavedModel {shown} has {} variable(s) ({}{}) but no variables/variables.index; copy the whole SavedModel directory, with its variables/ directory",
-                    saver.variables().len(),
-                    names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", "),
-                    if saver.variables().len() > names.len() { ", ..." } else { "" },
-                )));
+        match saver {
+            // a TF2 SavedModel (tf.saved_model.save) lists no variables in collections: its
+            // saver runs the SaverDef's restore op (a call of the library's _traced_restore)
+            // with the prefix fed, as TensorFlow's loader does; without variables/ there is
+            // nothing to restore
+            Some(saver) if saver.runs_saver_def_ops() => {
+                let prefix = variables_prefix(&dir);
+                if index_path(&prefix).is_file() {
+                    saver
+                        .restore(&session, &prefix)
+                        .map_err(|e| e.context(format!("restoring the variables of SavedModel {shown}")))?;
+                }
             }
-            saver
-                .restore(&session, &prefix)
-                .map_err(|e| e.context(format!("restoring the variables of SavedModel {shown}")))?;
-        } else if let Some(def) = meta.saver_def.as_ref().filter(|d| !d.restore_op_name.is_empty()) {
-            // a TF2 SavedModel (tf.saved_model.save) lists no variables in collections: as
-            // TensorFlow's loader, feed the checkpoint prefix and run the SaverDef's restore
-            // op (a call of the library's _traced_restore)
-            let prefix = variables_prefix(&dir);
-            if index_path(&prefix).is_file() {
-                run_saver_def_restore(&graph, &session, def, &prefix)
+            Some(saver) => {
+                let prefix = variables_prefix(&dir);
+                if !index_path(&prefix).is_file() {
+                    let names: Vec<&String> = saver.variables().keys().take(5).collect();
+                    return Err(Error::not_found(format!(
+                        "SavedModel {shown} has {} variable(s) ({}{}) but no variables/variables.index; copy the whole SavedModel directory, with its variables/ directory",
+                        saver.variables().len(),
+                        names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", "),
+                        if saver.variables().len() > names.len() { ", ..." } else { "" },
+                    )));
+                }
+                saver
+                    .restore(&session, &prefix)
                     .map_err(|e| e.context(format!("restoring the variables of SavedModel {shown}")))?;
             }
+            None => {}
         }
         let assets = asset_feeds(&dir, &meta, &graph)?;
         if let Some(op) = init_op(&meta, &graph)? {
@@ -363,14 +367,4 @@ fn init_op(meta: &MetaGraphDef, graph: &Graph) -> Result<Option<Operation>> {
         return graph.operation_by_name(op).map(Some).map_err(|e| e.context(format!("collection '{key}'")));
     }
     Ok(None)
-}
-
-/// Runs the restore op `def` names with its filename tensor fed `prefix`, as TensorFlow's
-/// `RunRestore`. Errors: `NotFound` for an op or tensor the graph lacks; the run's errors.
-fn run_saver_def_restore(graph: &Graph, session: &Session, def: &SaverDef, prefix: &Path) -> Result<()> {
-    let op_name = def.restore_op_name.split(':').next().unwrap_or_default();
-    let op = graph.operation_by_name(op_name)?;
-    let filename = graph.tensor_by_name(&def.filename_tensor_name)?;
-    let path = Tensor::strings(&[], vec![prefix.to_string_lossy().into_owned().into_bytes()])?;
-    session.run(&[(&filename, path)], &[], &[&op]).map(|_| ())
 }

@@ -12,6 +12,7 @@ mod init_from_checkpoint;
 mod restore_error;
 mod restore_notes;
 mod retention;
+mod saver_def_ops;
 mod saver_ops;
 mod step_counters;
 
@@ -81,6 +82,9 @@ pub struct Saver {
     hints: RestoreHints,
     /// The `SaverDef` of this saver's `save/` ops, once added (or imported).
     saver_def: Mutex<Option<SaverDef>>,
+    /// For a saver of a `SaverDef` alone ([`Saver::from_saver_def`]): the graph whose save and
+    /// restore ops it runs.
+    ops_graph: Option<Graph>,
     history: Mutex<History>,
     /// Warnings recorded when the saver was made ([`Saver::warnings`]).
     warnings: Vec<String>,
@@ -145,7 +149,46 @@ impl Saver {
             write_meta: true,
             hints: RestoreHints::rust(),
             saver_def: Mutex::new(None),
+            ops_graph: None,
             history: Mutex::new(History::new(now())),
+        }
+    }
+
+    /// `tf.compat.v1.train.Saver(saver_def=def)`: a saver that saves and restores by running
+    /// the `SaverDef`'s ops in `graph` (its filename tensor fed the checkpoint prefix, then its
+    /// restore op or save tensor), whatever variables they assign. This is the saver
+    /// [`Graph::import_meta_graph`](crate::Graph::import_meta_graph) returns for a meta graph
+    /// whose `SaverDef` restores variables that are in no collection (a TensorFlow graph's
+    /// imported resource variables, a TF2 `_traced_restore`), as TensorFlow's
+    /// `import_meta_graph` builds its saver from the `SaverDef` whenever there is one.
+    ///
+    /// Its [`Saver::variables`] is empty (the ops know the variables, not the saver);
+    /// [`Saver::restore`] first checks that the checkpoint has every name the restore op's
+    /// `RestoreV2` ops read and lists all missing ones in one `NotFound`. `max_to_keep` and
+    /// `keep_checkpoint_every_n_hours` come from `def`.
+    ///
+    /// Errors: `InvalidArgument` when `def` has no `filename_tensor_name` or `restore_op_name`;
+    /// `NotFound` when one of its names (the save tensor's too, when set) is not in `graph`.
+    pub fn from_saver_def(graph: &Graph, def: SaverDef) -> Result<Saver> {
+        saver_def_ops::check_saver_def(graph, &def)?;
+        let mut saver = Saver::with_name_map(BTreeMap::new()).with_saver_def(def);
+        saver.ops_graph = Some(graph.clone());
+        Ok(saver)
+    }
+
+    /// True for a saver made by [`Saver::from_saver_def`], which runs the `SaverDef`'s ops
+    /// rather than reading and writing [`Saver::variables`].
+    pub fn runs_saver_def_ops(&self) -> bool {
+        self.ops_graph.is_some()
+    }
+
+    /// The checkpoint names the `SaverDef`'s restore op reads, for a saver made by
+    /// [`Saver::from_saver_def`] (the constant `tensor_names` of its `RestoreV2` ops); those of
+    /// [`Saver::variables`] otherwise.
+    pub fn checkpoint_names(&self) -> Vec<String> {
+        match (&self.ops_graph, &*self.saver_def.lock().unwrap_or_else(|e| e.into_inner())) {
+            (Some(g), Some(def)) => saver_def_ops::restored_names(g, def),
+            _ => self.vars.keys().cloned().collect(),
         }
     }
 
@@ -238,9 +281,10 @@ impl Saver {
         self.write_meta
     }
 
-    /// The graph of this saver's variables (`None` for a saver without variables).
+    /// The graph of this saver's variables, or of its `SaverDef`'s ops
+    /// ([`Saver::from_saver_def`]); `None` for a saver without either.
     pub fn graph(&self) -> Option<&Graph> {
-        self.vars.values().next().map(|v| v.op().graph())
+        self.vars.values().next().map(|v| v.op().graph()).or(self.ops_graph.as_ref())
     }
 
     /// This saver's `SaverDef` (`Saver.as_saver_def()`): the names of its `save/` ops in the
@@ -363,6 +407,10 @@ impl Saver {
                 prefix.display()
             )));
         }
+        if let Some(graph) = &self.ops_graph {
+            let def = self.as_saver_def()?;
+            return saver_def_ops::save_through_ops(graph, &def, session, prefix);
+        }
         let mut tensors = Vec::with_capacity(self.vars.len());
         for (name, v) in &self.vars {
             let value = session.variable_value(v.op()).ok_or_else(|| crate::ops::uninitialized(&v.op_name()))?;
@@ -433,6 +481,10 @@ impl Saver {
                 e
             }
         })?;
+        if let Some(graph) = &self.ops_graph {
+            let def = self.as_saver_def()?;
+            return saver_def_ops::restore_through_ops(graph, &def, session, &reader, prefix, &self.hints);
+        }
         let listed: BTreeMap<String, (crate::DType, Vec<usize>)> =
             reader.list().into_iter().map(|(n, d, s)| (n, (d, s))).collect();
         let mut missing = Vec::new();

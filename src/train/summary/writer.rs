@@ -120,12 +120,16 @@ fn relock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Shared {
     /// Queues `event`; the caller whose event fills the queue writes it to the buffer
-    /// itself, so no caller ever waits for the thread. Errors: the first write error.
-    fn push(&self, event: Event, max_queue: usize) -> Result<()> {
+    /// itself, so no caller ever waits for the thread. Errors: the first write error;
+    /// `closed()` once `close` has begun (its last write would not see the event).
+    fn push(&self, event: Event, max_queue: usize, closed: impl FnOnce() -> Error) -> Result<()> {
         if self.failed.load(Ordering::Relaxed) {
             return relock(&self.sink).result();
         }
         let mut q = relock(&self.queue);
+        if q.closed {
+            return Err(closed());
+        }
         q.events.push(event);
         let full = q.events.len() >= max_queue;
         self.wake_if_asleep(&mut q);
@@ -228,21 +232,26 @@ impl FileWriter {
         self.worker.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// `FailedPrecondition`: the writer is closed.
+    fn closed_error(&self) -> Error {
+        Error::failed_precondition(format!(
+            "the FileWriter of {} is closed; reopen() it to write again",
+            self.logdir.display()
+        ))
+    }
+
     /// The shared state of the open writer. Errors: `FailedPrecondition` after `close`.
     fn shared(&self) -> Result<Arc<Shared>> {
-        match self.lock().as_ref() {
-            Some(w) => Ok(w.shared.clone()),
-            None => Err(Error::failed_precondition(format!(
-                "the FileWriter of {} is closed; reopen() it to write again",
-                self.logdir.display()
-            ))),
-        }
+        let shared = self.lock().as_ref().map(|w| w.shared.clone());
+        shared.ok_or_else(|| self.closed_error())
     }
 
     /// Queues `event` as it is (`FileWriter.add_event`). Errors: `FailedPrecondition` after
-    /// `close` (until `reopen`); the first error writing the file, from then on.
+    /// `close` (until `reopen`), also for a call that races with `close` on another thread
+    /// and comes too late for its last write (an event is either written or refused, never
+    /// lost); the first error writing the file, from then on.
     pub fn add_event(&self, event: Event) -> Result<()> {
-        self.shared()?.push(event, self.options.max_queue.max(1))
+        self.shared()?.push(event, self.options.max_queue.max(1), || self.closed_error())
     }
 
     /// Queues an event of `what` at `step`, stamped now.
@@ -309,7 +318,9 @@ impl FileWriter {
     /// Writes every queued event to the file and syncs it (`flush()`); returns when done.
     /// Errors: the first error writing the file. A closed writer has nothing to flush.
     pub fn flush(&self) -> Result<()> {
-        match self.lock().as_ref().map(|w| w.shared.clone()) {
+        // the writer's lock is not held while the file is synced: other threads keep adding
+        let shared = self.lock().as_ref().map(|w| w.shared.clone());
+        match shared {
             Some(shared) => shared.drain(Some(true)),
             None => Ok(()),
         }
@@ -451,6 +462,10 @@ mod tests {
         Shared { queue: Mutex::default(), work: Condvar::new(), sink: Mutex::new(sink), failed: AtomicBool::new(false) }
     }
 
+    fn closed() -> Error {
+        Error::failed_precondition("closed")
+    }
+
     fn event(step: i64) -> Event {
         Event { wall_time: 0.0, step, what: Some(EventKind::FileVersion("x".repeat(100))), source_metadata: None }
     }
@@ -458,11 +473,11 @@ mod tests {
     #[test]
     fn the_first_write_error_is_returned_by_every_later_call() {
         let shared = full_disk();
-        shared.push(event(0), 10).unwrap();
+        shared.push(event(0), 10, closed).unwrap();
         let e = shared.drain(Some(true)).unwrap_err();
         assert!(e.message.contains("/dev/full"), "{}", e.message);
         for step in 1..4 {
-            let again = shared.push(event(step), 10).unwrap_err();
+            let again = shared.push(event(step), 10, closed).unwrap_err();
             assert_eq!((again.code, &again.message), (e.code, &e.message));
         }
         assert!(relock(&shared.queue).events.is_empty(), "events queued after the error");
@@ -471,10 +486,10 @@ mod tests {
     #[test]
     fn the_call_that_fills_the_queue_writes_it() {
         let shared = full_disk();
-        shared.push(event(0), 2).unwrap();
+        shared.push(event(0), 2, closed).unwrap();
         assert_eq!(relock(&shared.queue).events.len(), 1);
         // the second event fills the queue: this call appends both and meets the full disk
-        assert!(shared.push(event(1), 2).is_err());
+        assert!(shared.push(event(1), 2, closed).is_err());
         assert!(relock(&shared.queue).events.is_empty());
     }
 }
