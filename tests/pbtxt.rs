@@ -166,7 +166,7 @@ fn floats_are_written_as_python_does() {
 #[test]
 fn bytes_are_escaped_as_python_does() {
     let all: Vec<u8> = (0..=255).collect();
-    let t = TensorProto { dtype: 4, tensor_content: all.clone(), ..Default::default() };
+    let t = TensorProto { dtype: 4, tensor_content: all.clone().into(), ..Default::default() };
     let text = t.to_text().unwrap();
     assert!(text.starts_with(
         "dtype: DT_UINT8\ntensor_content: \"\\000\\001\\002\\003\\004\\005\\006\\007\\010\\t\\n\\013\\014\\r\\016"

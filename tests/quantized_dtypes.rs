@@ -69,7 +69,7 @@ fn tensor_protos_hold_quantized_values_as_tensorflow_writes_them() {
     assert_eq!((p.dtype, p.int_val.clone(), p.tensor_content.is_empty()), (11, vec![5], true));
     // ... of [1, 2, 3] as qint16: tensor_content 01 00 02 00 03 00
     let p = TensorProto::from_tensor(&Tensor::vector(vec![QInt16(1), QInt16(2), QInt16(3)]));
-    assert_eq!((p.dtype, p.tensor_content.clone()), (15, vec![1, 0, 2, 0, 3, 0]));
+    assert_eq!((p.dtype, p.tensor_content.to_vec()), (15, vec![1, 0, 2, 0, 3, 0]));
     for t in [
         Tensor::vector(vec![QUInt8(200), QUInt8(3)]),
         Tensor::scalar(QUInt16(65535)),

@@ -24,6 +24,7 @@ use crate::format::checkpoint::tensor_slices::{is_v1_checkpoint, V1_CHECKPOINT, 
 use crate::format::checkpoint::{index_path, mask_crc, meta_graph_path};
 use crate::format::proto::text::{graph_def_from_text, meta_graph_def_from_text};
 use crate::format::proto::{GraphDef, MetaGraphDef};
+use prost::bytes::Bytes;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -370,7 +371,8 @@ fn probe(path: &Path) -> Result<Probed> {
     if is_saved_model_file && !bytes.is_empty() {
         return Ok(Probed::Other(ModelFileKind::SavedModel));
     }
-    match sniff(&bytes, ModelFileKind::by_extension(path)) {
+    // shared: a GraphDef's constants are views of the file's bytes, not copies
+    match sniff_shared(&Bytes::from(bytes), ModelFileKind::by_extension(path)) {
         Sniffed::Model(kind, model) => Ok(Probed::Model(ModelFile { path: path.to_path_buf(), kind, model })),
         Sniffed::Other(kind) => Ok(Probed::Other(kind)),
         Sniffed::Empty => Err(Error::invalid_argument(format!("{shown} is empty (0 bytes)"))),
@@ -416,13 +418,14 @@ pub(crate) enum Sniffed {
 
 /// Decodes `bytes` as the model `kind`; also says whether any field of it was found
 /// (protobuf skips unknown fields, so most bytes decode as something).
-fn decode(bytes: &[u8], kind: ModelFileKind) -> Result<(Model, bool)> {
+/// A `GraphDef`'s `tensor_content` are views of `bytes`.
+fn decode(bytes: &Bytes, kind: ModelFileKind) -> Result<(Model, bool)> {
     let text = || std::str::from_utf8(bytes).map_err(|e| Error::invalid_argument(format!("not UTF-8 ({e})")));
     let model = match kind {
         ModelFileKind::TextGraphDef => Model::Graph(graph_def_from_text(text()?)?),
         ModelFileKind::MetaGraph => Model::Meta(Box::new(MetaGraphDef::from_bytes(bytes)?)),
         ModelFileKind::TextMetaGraph => Model::Meta(Box::new(meta_graph_def_from_text(text()?)?)),
-        _ => Model::Graph(GraphDef::from_bytes(bytes)?),
+        _ => Model::Graph(GraphDef::from_shared(bytes.clone())?),
     };
     let found = match &model {
         Model::Graph(gd) => !gd.node.is_empty() || gd.versions.is_some() || gd.library.is_some(),
@@ -442,6 +445,11 @@ fn decode(bytes: &[u8], kind: ModelFileKind) -> Result<(Model, bool)> {
 /// claimed kind is taken as an empty model (a file is what its name says when nothing
 /// contradicts it).
 pub(crate) fn sniff(bytes: &[u8], claimed: Option<ModelFileKind>) -> Sniffed {
+    sniff_shared(&Bytes::copy_from_slice(bytes), claimed)
+}
+
+/// [`sniff`] on a shared buffer: a decoded `GraphDef`'s constants are views of `bytes`.
+fn sniff_shared(bytes: &Bytes, claimed: Option<ModelFileKind>) -> Sniffed {
     if bytes.is_empty() {
         return Sniffed::Empty;
     }

@@ -10,6 +10,7 @@
 //! With one inter-op thread the tasks run one after the other on the calling thread; with
 //! more, independent ready tasks run at once (`session/inter_op.rs`).
 
+use super::frames::SpareSlot;
 use super::inter_op::run_parallel;
 use super::plan::Plan;
 use super::run_state::{RunState, Timing};
@@ -21,7 +22,8 @@ use crate::ops::{StepResources, ThreadPool};
 use crate::tensor::Tensor;
 use std::time::Instant;
 
-/// Runs `plan` with `feeds` (already validated, in plan feed order); returns the fetches.
+/// Runs `plan` with `feeds` (already validated, in plan feed order), in the buffers its
+/// previous run left in `spare` when they are free; returns the fetches.
 /// Errors: the first kernel error (prefixed with the op); `InvalidArgument` "Retval[i]
 /// does not have value" for a fetched tensor that is dead in this run; `Internal`
 /// "Retval[i] has already been set" for one inside a loop that is live in more than one
@@ -31,6 +33,7 @@ use std::time::Instant;
 /// when the caller is itself an intra-op worker). With a `tracer`, each node run is recorded in it.
 pub(crate) fn execute(
     plan: &Plan,
+    spare: &SpareSlot,
     feeds: Vec<Tensor>,
     pool: &ThreadPool,
     inter: &InterOpPool,
@@ -40,7 +43,7 @@ pub(crate) fn execute(
     let _pool = PoolScope::new(pool);
     // TensorArrays and stacks made by this run's ops, dropped when it ends
     let step = StepResources::default();
-    let mut run = RunState::new(plan, feeds, tracer);
+    let mut run = RunState::new(plan, spare, feeds, tracer);
     match inter.pool() {
         Some(threads) if !plan.serial && !is_worker() => {
             run = run_parallel(plan, run, &step, pool, threads, inter.threads())?;

@@ -19,6 +19,7 @@ use super::plan::{Edge, Kind, Plan};
 use crate::tensor::Tensor;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::sync::Mutex;
 
 /// The root frame instance's index.
 const ROOT: usize = 0;
@@ -96,6 +97,73 @@ pub(crate) struct Frames<'p> {
     children: HashMap<(usize, usize, usize), usize>,
     ready: BinaryHeap<Task>,
     seq: u64,
+    /// Where the buffers go when the run ends, for the plan's next run.
+    spare: &'p SpareSlot,
+}
+
+/// The buffers a finished run of a plan leaves for its next run (allocating them was most
+/// of what a run of a small plan cost): the frame list holding the root frame, whose
+/// iteration 0 keeps its pending counts and (emptied) input slots, the free list, the
+/// child frame index and the ready queue, all empty.
+pub(crate) struct Spare {
+    frames: Vec<Option<FrameState>>,
+    free: Vec<usize>,
+    children: HashMap<(usize, usize, usize), usize>,
+    ready: BinaryHeap<Task>,
+}
+
+/// A plan's [`Spare`] between runs: a run takes it when it is there and the lock is free
+/// (a run of the same plan at the same time allocates its own) and puts it back at its end.
+pub(crate) type SpareSlot = Mutex<Option<Spare>>;
+
+impl Spare {
+    /// The buffers made ready for a new run of `plan`: the root frame's iteration 0 with
+    /// the plan's initial counts (`None` when they are not in the shape a run leaves).
+    fn reset(mut self, plan: &Plan) -> Option<Spare> {
+        let root = self.frames.first_mut()?.as_mut()?;
+        let layout = &plan.frames[0];
+        if root.first != 0 || root.iters.len() != 1 {
+            return None;
+        }
+        let st = root.iters.front_mut()?;
+        if st.counts.len() != layout.initial.len() || st.inputs.len() != layout.num_inputs {
+            return None;
+        }
+        st.counts.copy_from_slice(&layout.initial);
+        st.outstanding_ops = 0;
+        st.outstanding_frames = 0;
+        root.last = 0;
+        root.pending_enters = 0;
+        Some(self)
+    }
+}
+
+impl Drop for Frames<'_> {
+    /// Releases the values the run still holds (an error stopped it, or dead values) and
+    /// leaves the emptied buffers to the plan's next run.
+    fn drop(&mut self) {
+        self.frames.truncate(1);
+        if let Some(Some(root)) = self.frames.first_mut() {
+            root.iters.truncate(1);
+            if let Some(st) = root.iters.front_mut() {
+                st.inputs.iter_mut().for_each(|v| *v = None);
+            }
+            root.dead_exits.clear();
+            root.invariants.clear();
+            root.deferred.clear();
+        }
+        self.free.clear();
+        self.children.clear();
+        self.ready.clear();
+        if let Ok(mut slot) = self.spare.try_lock() {
+            *slot = Some(Spare {
+                frames: std::mem::take(&mut self.frames),
+                free: std::mem::take(&mut self.free),
+                children: std::mem::take(&mut self.children),
+                ready: std::mem::take(&mut self.ready),
+            });
+        }
+    }
 }
 
 impl IterState {
@@ -111,8 +179,13 @@ impl IterState {
 }
 
 impl<'p> Frames<'p> {
-    /// The state of a run of `plan` before anything runs: iteration 0 of the root frame.
-    pub fn new(plan: &'p Plan) -> Frames<'p> {
+    /// The state of a run of `plan` before anything runs: iteration 0 of the root frame,
+    /// in the buffers `spare` holds from the previous run when it holds them.
+    pub fn new(plan: &'p Plan, spare: &'p SpareSlot) -> Frames<'p> {
+        if let Some(s) = spare.try_lock().ok().and_then(|mut s| s.take()).and_then(|s| s.reset(plan)) {
+            let Spare { frames, free, children, ready } = s;
+            return Frames { plan, frames, free, children, ready, seq: 0, spare };
+        }
         let root = FrameState {
             info: 0,
             parent: None,
@@ -132,6 +205,7 @@ impl<'p> Frames<'p> {
             children: HashMap::new(),
             ready: BinaryHeap::with_capacity(plan.roots.len().max(16)),
             seq: 0,
+            spare,
         }
     }
 

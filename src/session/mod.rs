@@ -13,6 +13,7 @@ mod inter_op;
 mod optimize;
 mod options;
 mod plan;
+mod plan_cache;
 mod ref_alias;
 mod run_state;
 mod session_state;
@@ -25,10 +26,11 @@ use crate::graph::{Graph, Node, Operation, Output};
 use crate::ops::ThreadPool;
 use crate::tensor::{fmt_dims, Tensor};
 use growth::{with_growth_note, GrowthWatch};
-use plan::{Plan, PlanKey};
+use plan::Plan;
+use plan_cache::{CachedPlan, KeyRef, PlanCache};
 use session_state::SessionState;
-use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use smallvec::SmallVec;
+use std::sync::Arc;
 
 pub use options::SessionOptions;
 
@@ -39,7 +41,7 @@ pub use options::SessionOptions;
 pub struct Session {
     graph: Graph,
     state: SessionState,
-    plans: RwLock<HashMap<PlanKey, Arc<Plan>>>,
+    plans: PlanCache,
     pool: ThreadPool,
     inter: thread_pool::InterOpPool,
     options: SessionOptions,
@@ -71,7 +73,7 @@ impl Session {
         Ok(Session {
             graph: graph.clone(),
             state: SessionState::default(),
-            plans: RwLock::new(HashMap::new()),
+            plans: PlanCache::default(),
             inter: thread_pool::inter_op_for_options(options, &pool)?,
             pool,
             options: options.clone(),
@@ -179,20 +181,20 @@ impl Session {
         tracer: Option<&mut step_stats::Tracer>,
     ) -> Result<Vec<Tensor>> {
         for (o, _) in feeds {
-            self.check_graph(o.graph(), &o.name())?;
+            self.check_graph(o.graph(), || o.name())?;
         }
         for o in fetches {
-            self.check_graph(o.graph(), &o.name())?;
+            self.check_graph(o.graph(), || o.name())?;
         }
         for t in targets {
-            self.check_graph(t.graph(), &t.name())?;
+            self.check_graph(t.graph(), || t.name())?;
         }
-        let key: PlanKey = (
-            feeds.iter().map(|(o, _)| o.key()).collect(),
-            fetches.iter().map(|o| o.key()).collect(),
-            targets.iter().map(|t| t.id()).collect(),
-        );
-        let plan = self.plan(key)?;
+        // the signature on the stack: a cached plan is found without allocating
+        let feed_keys: SmallVec<[(usize, usize); 4]> = feeds.iter().map(|(o, _)| o.key()).collect();
+        let fetch_keys: SmallVec<[(usize, usize); 4]> = fetches.iter().map(|o| o.key()).collect();
+        let target_ids: SmallVec<[usize; 4]> = targets.iter().map(|t| t.id()).collect();
+        let cached = self.plan(KeyRef { feeds: &feed_keys, fetches: &fetch_keys, targets: &target_ids })?;
+        let plan = &cached.plan;
         let mut values = Vec::with_capacity(feeds.len());
         for ((_, t), (dtype, shape, name)) in feeds.iter().zip(&plan.feed_checks) {
             if !shape.is_compatible_with(t.shape()) {
@@ -213,7 +215,7 @@ impl Session {
         if let Some(t) = tracer.as_deref_mut() {
             t.set_names(plan.names.clone());
         }
-        executor::execute(&plan, values, &self.pool, &self.inter, tracer)
+        executor::execute(plan, &cached.spare, values, &self.pool, &self.inter, tracer)
     }
 
     /// Runs `targets` only (`sess.run(op)`), e.g. an initializer or a train op.
@@ -226,22 +228,21 @@ impl Session {
         Ok(self.run(feeds, &[fetch], &[])?.remove(0))
     }
 
-    fn check_graph(&self, g: &Graph, name: &str) -> Result<()> {
+    /// Errors: `InvalidArgument` naming the element (`name`, called only then) when `g`
+    /// is not this session's graph.
+    fn check_graph(&self, g: &Graph, name: impl FnOnce() -> String) -> Result<()> {
         if !g.same(&self.graph) {
             return Err(Error::invalid_argument(format!(
-                "{name} is not an element of this session's graph; build it in the graph given to Session::new"
+                "{} is not an element of this session's graph; build it in the graph given to Session::new",
+                name()
             )));
         }
         Ok(())
     }
 
-    fn plan(&self, key: PlanKey) -> Result<Arc<Plan>> {
-        if let Some(p) = self.plans.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            return Ok(p.clone());
-        }
-        let plan = Arc::new(Plan::build(&self.graph, &self.state, &key, self.passes)?);
-        self.plans.write().unwrap_or_else(|e| e.into_inner()).insert(key, plan.clone());
-        Ok(plan)
+    /// The cached plan of signature `key`, built on first use.
+    fn plan(&self, key: KeyRef<'_>) -> Result<Arc<CachedPlan>> {
+        self.plans.get_or_build(key, |key| Plan::build(&self.graph, &self.state, key, self.passes))
     }
 
     /// The nodes the plan of a run with these feeds, fetches and targets runs, in plan
@@ -253,22 +254,21 @@ impl Session {
     #[doc(hidden)]
     pub fn plan_nodes(&self, feeds: &[&Output], fetches: &[&Output], targets: &[&Operation]) -> Result<Vec<Arc<Node>>> {
         for o in feeds.iter().chain(fetches) {
-            self.check_graph(o.graph(), &o.name())?;
+            self.check_graph(o.graph(), || o.name())?;
         }
         for t in targets {
-            self.check_graph(t.graph(), &t.name())?;
+            self.check_graph(t.graph(), || t.name())?;
         }
-        let key: PlanKey = (
-            feeds.iter().map(|o| o.key()).collect(),
-            fetches.iter().map(|o| o.key()).collect(),
-            targets.iter().map(|t| t.id()).collect(),
-        );
-        Ok(self.plan(key)?.items.iter().map(|it| it.node.clone()).collect())
+        let feeds: Vec<(usize, usize)> = feeds.iter().map(|o| o.key()).collect();
+        let fetches: Vec<(usize, usize)> = fetches.iter().map(|o| o.key()).collect();
+        let targets: Vec<usize> = targets.iter().map(|t| t.id()).collect();
+        let cached = self.plan(KeyRef { feeds: &feeds, fetches: &fetches, targets: &targets })?;
+        Ok(cached.plan.items.iter().map(|it| it.node.clone()).collect())
     }
 
     /// The number of cached run plans (one per distinct feeds/fetches/targets signature).
     pub fn cached_plans(&self) -> usize {
-        self.plans.read().unwrap_or_else(|e| e.into_inner()).len()
+        self.plans.len()
     }
 
     /// The value of variable op `var` (a `VariableV2` or a resource variable's

@@ -8,7 +8,7 @@
 //! 3. [`RunState::finish`] (with the state held): records fetched outputs, delivers the
 //!    outputs to the consumers ([`Frames::propagate`]) and, when traced, records the node.
 
-use super::frames::{Frames, Task};
+use super::frames::{Frames, SpareSlot, Task};
 use super::plan::{Fetch, InputMode, Item, Kind, Plan};
 use super::step_stats::{distinct_bytes, NodeTimes, Tracer};
 use crate::error::{Error, Result};
@@ -43,15 +43,21 @@ pub(crate) struct Timing {
 }
 
 impl<'p, 't> RunState<'p, 't> {
-    /// The state of a run of `plan` with `feeds` (in plan feed order) delivered.
-    pub fn new(plan: &'p Plan, feeds: Vec<Tensor>, tracer: Option<&'t mut Tracer>) -> RunState<'p, 't> {
+    /// The state of a run of `plan` with `feeds` (in plan feed order) delivered, in the
+    /// buffers the plan's previous run left in `spare` when they are free.
+    pub fn new(
+        plan: &'p Plan,
+        spare: &'p SpareSlot,
+        feeds: Vec<Tensor>,
+        tracer: Option<&'t mut Tracer>,
+    ) -> RunState<'p, 't> {
         let mut fetched: Vec<Option<Tensor>> = vec![None; plan.fetches.len()];
         for (slot, f) in fetched.iter_mut().zip(&plan.fetches) {
             if let Fetch::Feed(i) = f {
                 *slot = Some(feeds[*i].clone());
             }
         }
-        let mut frames = Frames::new(plan);
+        let mut frames = Frames::new(plan, spare);
         frames.start(feeds);
         RunState { frames, fetched, dead_merges: Vec::new(), tracer }
     }
@@ -142,11 +148,12 @@ impl<'p, 't> RunState<'p, 't> {
     pub fn into_fetches(self, plan: &Plan) -> Result<Vec<Tensor>> {
         let RunState { frames, fetched, dead_merges, .. } = self;
         drop(frames);
-        plan.fetches
-            .iter()
-            .zip(fetched)
+        // collected in place: the returned vector is `fetched`'s buffer
+        fetched
+            .into_iter()
+            .zip(&plan.fetches)
             .enumerate()
-            .map(|(i, (f, value))| match (f, value) {
+            .map(|(i, (value, f))| match (f, value) {
                 (Fetch::Var(slot, name), _) | (Fetch::OutputVar(slot, name), Some(_)) => read_var(slot, name),
                 (_, Some(t)) => Ok(t),
                 (_, None) => Err(not_fetchable(plan, i, &dead_merges)),
@@ -162,10 +169,9 @@ impl Work {
         match self {
             Work::Done(outputs) => Ok(outputs),
             Work::Kernel(delivered) => {
-                let mut inputs = Vec::with_capacity(delivered.len());
-                for (i, value) in delivered.into_iter().enumerate() {
-                    inputs.push(input(plan, item, i, value)?);
-                }
+                // collected in place: the kernel's inputs are `delivered`'s buffer
+                let inputs =
+                    delivered.into_iter().enumerate().map(|(i, v)| input(plan, item, i, v)).collect::<Result<_>>()?;
                 compute(item, inputs, step, pool)
             }
         }

@@ -144,6 +144,14 @@ impl GraphDef {
             .map_err(|e| crate::Error::data_loss(format!("cannot parse a GraphDef: {e}")))
     }
 
+    /// [`GraphDef::from_bytes`] on a shared buffer (a file's bytes): each constant's
+    /// `tensor_content` is a view of `bytes`, not a copy (a ResNet50 `.pb` is 100 MB of
+    /// them). Errors: `DataLoss` when the bytes are not a valid `GraphDef`.
+    pub fn from_shared(bytes: prost::bytes::Bytes) -> crate::Result<GraphDef> {
+        <GraphDef as prost::Message>::decode(bytes)
+            .map_err(|e| crate::Error::data_loss(format!("cannot parse a GraphDef: {e}")))
+    }
+
     /// The binary encoding (what `graph_def.SerializeToString()` gives, map entries in
     /// TensorFlow's deterministic order).
     pub fn to_bytes(&self) -> Vec<u8> {

@@ -27,9 +27,11 @@ pub struct TensorProto {
     /// Version of the representation (unused, 0).
     #[prost(int32, tag = "3")]
     pub version_number: i32,
-    /// Raw little-endian row-major element bytes (numeric dtypes).
-    #[prost(bytes = "vec", tag = "4")]
-    pub tensor_content: Vec<u8>,
+    /// Raw little-endian row-major element bytes (numeric dtypes). Decoded from a shared
+    /// buffer ([`GraphDef::from_shared`](super::GraphDef::from_shared)), this is a view of
+    /// that buffer, not a copy (the buffer lives as long as any view of it).
+    #[prost(bytes = "bytes", tag = "4")]
+    pub tensor_content: prost::bytes::Bytes,
     /// FLOAT values.
     #[prost(float, repeated, tag = "5")]
     pub float_val: Vec<f32>,
@@ -231,7 +233,7 @@ impl TensorProto {
             ..Default::default()
         };
         if t.num_elements() > 1 && uses_content(t.dtype()) {
-            p.tensor_content = storage_bytes(t.storage()).unwrap_or_default();
+            p.tensor_content = storage_bytes(t.storage()).unwrap_or_default().into();
             return p;
         }
         let values = TensorProto::typed_values(t);
@@ -244,10 +246,10 @@ impl TensorProto {
     pub fn content_form(t: &Tensor) -> TensorProto {
         let shape = Some(TensorShapeProto::from_dims(t.shape()));
         match storage_bytes(t.storage()) {
-            Some(tensor_content) => TensorProto {
+            Some(content) => TensorProto {
                 dtype: dtype_to_proto(t.dtype()),
                 tensor_shape: shape,
-                tensor_content,
+                tensor_content: content.into(),
                 ..Default::default()
             },
             None => {
@@ -438,7 +440,7 @@ mod tests {
         assert_eq!(z.to_tensor().unwrap().storage(), &Storage::Str(vec![vec![], vec![]]));
         let too_many = TensorProto { float_val: vec![1.0; 7], ..p.clone() };
         assert_eq!(too_many.to_tensor().unwrap_err().code, crate::Code::InvalidArgument);
-        let bad = TensorProto { tensor_content: vec![0; 5], ..p };
+        let bad = TensorProto { tensor_content: vec![0; 5].into(), ..p };
         assert_eq!(bad.to_tensor().unwrap_err().code, crate::Code::InvalidArgument);
     }
 

@@ -40,17 +40,18 @@ use std::path::Path;
 pub fn read_graph_def(path: impl AsRef<Path>) -> Result<GraphDef> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
-    decode_binary(&bytes).map_err(|e| e.context(path.display()))
+    decode_binary(bytes.into()).map_err(|e| e.context(path.display()))
 }
 
 /// Decodes a binary `GraphDef`; when that fails, the error says what the bytes are
 /// instead (by [`model_file`](crate::io::model_file)'s sniffing: text for
 /// `read_graph_def_text`, a `.meta` for `Graph::import_meta_graph`, a SavedModel, a V1
 /// checkpoint, a checkpoint index, an event file), or that the file is damaged.
-pub(crate) fn decode_binary(bytes: &[u8]) -> Result<GraphDef> {
+/// The constants' `tensor_content` are views of `bytes` ([`GraphDef::from_shared`]).
+pub(crate) fn decode_binary(bytes: prost::bytes::Bytes) -> Result<GraphDef> {
     use crate::io::model_file::{sniff, ModelFileKind, Sniffed};
-    GraphDef::from_bytes(bytes).map_err(|e| {
-        let hint = match sniff(bytes, None) {
+    GraphDef::from_shared(bytes.clone()).map_err(|e| {
+        let hint = match sniff(&bytes, None) {
             Sniffed::Model(kind, _) | Sniffed::BadText(kind, _) if kind.is_text() => {
                 "the file looks like text: read a .pbtxt with read_graph_def_text or read_graph_def_any".to_string()
             }
