@@ -17,7 +17,9 @@
 # several times faster); FUZZ_SANITIZER=address uses nightly with AddressSanitizer.
 # Environment: FUZZ_MAX_LEN (libFuzzer's -max_len; its default is the largest seed),
 # FUZZ_MAX_TIME (-max_total_time: `runs` stops there if N is not reached first),
-# FUZZ_CODEGEN_UNITS, FUZZ_TARGET_DIR (see set_extra below).
+# FUZZ_CODEGEN_UNITS, FUZZ_TARGET_DIR (see set_extra below), FUZZ_PREBUILT=1 (`run` and
+# `runs` start the binaries already in FUZZ_TARGET_DIR, without cargo: no rebuild when that
+# build came from another checkout; the binaries are as current as that build).
 # Needs cargo-fuzz (`cargo install cargo-fuzz --locked`, about a minute and a half).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -92,14 +94,32 @@ scratch() {
     fi
 }
 
+# The binary of target $1 as built before into FUZZ_TARGET_DIR (FUZZ_PREBUILT=1).
+prebuilt() {
+    local dir=${FUZZ_TARGET_DIR:-fuzz/target} bin
+    bin="$(cd "$dir" && pwd)/$(rustc -vV | sed -n 's/^host: //p')/release/$1"
+    [ -x "$bin" ] || {
+        echo "FUZZ_PREBUILT: no binary $bin (run 'scripts/fuzz.sh build' with the same FUZZ_TARGET_DIR)" >&2
+        exit 2
+    }
+    echo "$bin"
+}
+
 fuzz() {
     local t=$1
     shift
     local corpus=${CORPUS:-corpus/$t}
     local tc env san
     toolchain
-    (cd fuzz && mkdir -p "$corpus" "seeds/$t" && env "${env[@]}" TENSORGRAPH_FUZZ_TMP="$(scratch)" cargo "${tc[@]}" fuzz run "${san[@]}" "${extra[@]}" "$t" \
-        "$corpus" "seeds/$t" -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
+    # cargo-fuzz, or the binary as it is (FUZZ_PREBUILT): no build step, so a target dir built
+    # from another checkout (CI's cache) is used without cargo rebuilding it for this path
+    local cmd=(cargo "${tc[@]}" fuzz run "${san[@]}" "${extra[@]}" "$t") sep=(--)
+    if [ -n "${FUZZ_PREBUILT:-}" ]; then
+        cmd=("$(prebuilt "$t")" -artifact_prefix="artifacts/$t/") sep=()
+        mkdir -p "fuzz/artifacts/$t"
+    fi
+    (cd fuzz && mkdir -p "$corpus" "seeds/$t" && env "${env[@]}" TENSORGRAPH_FUZZ_TMP="$(scratch)" "${cmd[@]}" \
+        "$corpus" "seeds/$t" "${sep[@]}" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
         -print_final_stats=1 ${FUZZ_MAX_LEN:+-max_len="$FUZZ_MAX_LEN"} \
         ${FUZZ_MAX_TIME:+-max_total_time="$FUZZ_MAX_TIME"} "$@")
 }
@@ -139,7 +159,7 @@ case "$cmd" in
         fi
         ;;
     *)
-        sed -n '2,21p' "$0"
+        sed -n '2,23p' "$0"
         exit 2
         ;;
 esac
