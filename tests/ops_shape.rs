@@ -687,21 +687,6 @@ fn range_tf_doc_examples() {
 }
 
 #[test]
-fn prod_gradient_needs_constant_axes() {
-    // with constant axes Prod has TensorFlow's gradient (tests/ops_math_more.rs); axes
-    // computed when run are Unimplemented, as for the other reductions
-    let g = Graph::new();
-    let s = g.scope();
-    let p = ops::placeholder(&s, DType::Double, [Some(3)]).unwrap();
-    let axes = ops::placeholder(&s.named("axes"), DType::Int32, [Some(1)]).unwrap();
-    let y = s.op("Prod", "Prod").input(&p).input(&axes).attr("T", DType::Double).attr("Tidx", DType::Int32);
-    let y = y.attr("keep_dims", false).build_output().unwrap();
-    let e = tensorgraph::train::gradients(&[y], &[p], None).unwrap_err();
-    assert_eq!(e.code, Code::Unimplemented);
-    assert!(e.message.contains("constant reduction axes"), "{e}");
-}
-
-#[test]
 fn slice_indices_outside_int32_are_int64_and_a_placeholder_begin_gives_the_rank() {
     let g = Graph::new();
     let s = g.scope();

@@ -164,6 +164,12 @@ fn image_summaries_match_tensorflow() {
         let e = run(&bad).unwrap_err();
         assert_eq!(e.message, format!("ImageSummary 'bad': Tensor must be 4-D with last dim 1, 3, or 4, not {dims}"));
     }
+    // an image with no pixels: TensorFlow's InvalidArgument, not a PNG encoder failure
+    let g = Graph::new();
+    let empty = image(&g.scope(), "empty", &konst(&g, Tensor::zeros(DType::Float, &[1, 0, 2, 1])), 3).unwrap();
+    let e = run(&empty).unwrap_err();
+    assert_eq!(e.code, tensorgraph::Code::InvalidArgument);
+    assert_eq!(e.message, "ImageSummary 'empty': input tensor must have non-zero dims. Found: [1, 0, 2, 1].");
 }
 
 #[test]

@@ -228,3 +228,31 @@ fn a_writer_shared_by_many_threads_and_dropped_without_close_keeps_every_event_i
         next[t] += 1;
     }
 }
+
+#[test]
+fn an_empty_log_directory_a_bad_flush_secs_and_bytes_that_are_not_run_metadata_are_refused() {
+    let e = FileWriter::new("").err().unwrap();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert_eq!(
+        e.message,
+        "FileWriter got an empty log directory; pass the directory to write the event file into (\".\" for the working directory)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for (secs, shown) in [(f64::NAN, "NaN"), (-1.0, "-1")] {
+        let options = FileWriterOptions { flush_secs: secs, ..Default::default() };
+        let e = FileWriter::with_options(dir.path(), options).err().unwrap();
+        assert_eq!(e.code, Code::InvalidArgument);
+        assert_eq!(e.message, format!("FileWriter's flush_secs must be a number of seconds >= 0, got {shown}"));
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "a refused writer makes no file");
+    let w = FileWriter::new(dir.path()).unwrap();
+    let e = w.add_run_metadata(b"\xff\xff", "step1", 1).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(
+        e.message.starts_with("add_run_metadata got 2 bytes that are not a serialized RunMetadata: "),
+        "{}",
+        e.message
+    );
+    w.add_run_metadata(&[], "step1", 1).unwrap();
+    w.close().unwrap();
+}

@@ -13,7 +13,8 @@
 //! - [`functions`] holds Square, Sqrt, Rsqrt, Exp, Log, Reciprocal and their gradient helpers
 //!   SqrtGrad, RsqrtGrad, ReciprocalGrad;
 //! - [`special`] holds Erf, Erfc;
-//! - [`reduction`] holds Sum, Mean, Max, Min, Prod, All, Any, ArgMax and ArgMin;
+//! - [`reduction`] holds Sum, Mean, Max, Min, Prod, All, Any, ArgMax and ArgMin (their
+//!   builders `reduce_*` in `reduce_builders`);
 //! - [`matmul`](mod@matmul) holds MatMul; [`batch_matmul`](mod@batch_matmul)
 //!   BatchMatMulV2; [`einsum`](mod@einsum) Einsum.
 //! - TensorFlow 1.x's forms: [`legacy`] holds Add (numbers and strings), Div, Inv, InvGrad;
@@ -39,6 +40,7 @@ pub mod logical;
 pub mod matmul;
 pub mod pow_diff;
 mod prod_grad;
+mod reduce_builders;
 pub mod reduction;
 pub mod rounding;
 pub mod select;
@@ -65,9 +67,8 @@ pub use legacy::{add_v1, div_v1, inv};
 pub use logical::{logical_and, logical_not, logical_or};
 pub use matmul::{matmul, matmul_t};
 pub use pow_diff::{div_no_nan, pow, squared_difference};
-pub use reduction::{
-    argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum,
-};
+pub use reduce_builders::{reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum};
+pub use reduction::{argmax, argmin};
 pub use rounding::{abs, ceil, floor, round, sign};
 pub use select::where_v2;
 pub use select_v1::select_v1;

@@ -8,7 +8,7 @@
 
 use super::arithmetic::{add, floor_mod, mul};
 use super::cumulative::cumprod;
-use super::reduction::reduce_prod;
+use super::reduce_builders::reduce_prod;
 use crate::error::Result;
 use crate::graph::{Output, Scope};
 use crate::ops::array::{

@@ -2,7 +2,7 @@
 //! indices, with TensorFlow's gradient (scattering the gradient back to those indices).
 
 use super::arithmetic::{add, mul, sub};
-use super::reduction::reduce_prod;
+use super::reduce_builders::reduce_prod;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::ops::array::{

@@ -70,7 +70,7 @@ fn normalize(values: &[f64], depth: usize, bad_color: &[u8]) -> Vec<u8> {
 /// (`TAG/image` when `max_images` is 1). `uint8` images are written as they are; float
 /// images are scaled into 0–255 per image (see TensorFlow's `tf.summary.image`). Errors
 /// when run: `InvalidArgument` `Tensor must be 4-D with last dim 1, 3, or 4, not [1,1,1,2]`,
-/// a non-scalar tag, a `bad_color` with fewer values than channels.
+/// an image of height or width 0 (`input tensor must have non-zero dims`), a non-scalar tag, a `bad_color` with fewer values than channels.
 pub struct ImageSummary;
 impl RegisteredOp for ImageSummary {
     fn op_type(&self) -> &'static str {
@@ -123,6 +123,11 @@ impl Kernel for ImageKernel {
             )));
         }
         let (batch, h, w, depth) = (d[0], d[1], d[2], d[3]);
+        if h * w == 0 {
+            return Err(Error::invalid_argument(format!(
+                "input tensor must have non-zero dims. Found: [{batch}, {h}, {w}, {depth}]."
+            )));
+        }
         if self.bad_color.len() < depth {
             return Err(Error::invalid_argument(format!(
                 "expected depth <= bad_color.size, got depth = {depth}, bad_color.size = {}",

@@ -6,7 +6,7 @@
 use super::file_name::next_event_file_name;
 use crate::error::{Error, Result};
 use crate::format::proto::{
-    Event, EventKind, GraphDef, MetaGraphDef, SessionLog, SourceMetadata, Summary, TaggedRunMetadata,
+    Event, EventKind, GraphDef, MetaGraphDef, RunMetadata, SessionLog, SourceMetadata, Summary, TaggedRunMetadata,
     EVENT_FILE_VERSION,
 };
 use crate::format::tfrecord::encode_record;
@@ -212,8 +212,21 @@ impl FileWriter {
     }
 
     /// A writer with `options` into `logdir` (see [`FileWriter::new`]).
+    /// Errors: those of [`FileWriter::new`]; `InvalidArgument` for an empty `logdir` (nothing
+    /// is written into the working directory) or a `flush_secs` that is negative or NaN.
     pub fn with_options(logdir: impl AsRef<Path>, options: FileWriterOptions) -> Result<FileWriter> {
         let logdir = logdir.as_ref().to_path_buf();
+        if logdir.as_os_str().is_empty() {
+            return Err(Error::invalid_argument(
+                "FileWriter got an empty log directory; pass the directory to write the event file into (\".\" for the working directory)",
+            ));
+        }
+        if options.flush_secs.is_nan() || options.flush_secs < 0.0 {
+            return Err(Error::invalid_argument(format!(
+                "FileWriter's flush_secs must be a number of seconds >= 0, got {}",
+                options.flush_secs
+            )));
+        }
         let worker = start(&logdir, &options)?;
         Ok(FileWriter { logdir, options, worker: Mutex::new(Some(worker)) })
     }
@@ -310,7 +323,15 @@ impl FileWriter {
 
     /// `add_run_metadata(run_metadata, tag, step)`: a serialized `RunMetadata` under `tag`.
     /// The step statistics come from `Session::run_with_options` with `trace_level: FullTrace`.
+    /// Errors: `InvalidArgument` when the bytes are not a serialized `RunMetadata`; those of
+    /// [`FileWriter::add_event`].
     pub fn add_run_metadata(&self, run_metadata: &[u8], tag: &str, step: i64) -> Result<()> {
+        RunMetadata::decode(run_metadata).map_err(|e| {
+            Error::invalid_argument(format!(
+                "add_run_metadata got {} bytes that are not a serialized RunMetadata: {e}",
+                run_metadata.len()
+            ))
+        })?;
         let t = TaggedRunMetadata { tag: tag.to_string(), run_metadata: run_metadata.to_vec() };
         self.add(EventKind::TaggedRunMetadata(t), step)
     }
