@@ -87,7 +87,7 @@ fn gradients_inside_a_body_are_per_step_gradients_equal_to_tensorflows() {
 #[test]
 fn the_initial_value_of_a_loop_variable_from_inside_the_body_is_tensorflows_error() {
     let (_, r) = per_step("x");
-    let err = r.err().expect("an error");
+    let err = r.expect_err("an error");
     assert_eq!(err.code, Code::InvalidArgument);
     assert!(err.to_string().contains(expected()["per_step_x_error"].as_str().unwrap()), "{err}");
 }

@@ -31,7 +31,7 @@ pub struct RunArgs {
     #[arg(long = "feed", value_name = "NAME=FILE.npy")]
     pub feeds: Vec<String>,
     /// Tensor to fetch (NAME:0); repeatable.
-    #[arg(long = "fetch", value_name = "NAME:0", required_unless_present_any = ["signature", "inputs", "outputs", "tags"])]
+    #[arg(long = "fetch", value_name = "NAME:0")]
     pub fetches: Vec<String>,
     /// SavedModel: the signature to run (default serving_default).
     #[arg(long)]

@@ -5,7 +5,7 @@
 //! runs with `--feed`.
 
 mod common;
-use common::cli::{ok, s};
+use common::cli::{fails_with, ok, s};
 use std::path::{Path, PathBuf};
 use tensorgraph::Tensor;
 
@@ -48,6 +48,17 @@ fn half_plus_two_and_three_run_from_the_command_line() {
     let o =
         ok(&["run", &s(&serving("saved_model_half_plus_three")), "--signature", "serving_default", "--input", &input]);
     assert_eq!(o.stdout, "y (y:0)  float32  [3, 1]\n  [[3.5], [4.0], [5.5]]\n");
+}
+
+#[test]
+fn a_saved_model_run_with_no_flags_names_the_input_its_default_signature_needs() {
+    // no --fetch is needed for a SavedModel: `run DIR` runs serving_default, whose input is x
+    let dir = serving("saved_model_half_plus_two_cpu");
+    let with_key = ["run", &s(&dir), "--signature", "serving_default"];
+    let o = common::cli::tg(&with_key);
+    let want = o.stderr.strip_prefix("error: ").unwrap().trim_end().to_string();
+    assert!(want.contains("'x'"), "{want}");
+    fails_with(&["run", &s(&dir)], &want);
 }
 
 #[test]

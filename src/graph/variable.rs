@@ -114,7 +114,13 @@ impl Variable {
     pub fn reference(&self) -> Output {
         Output { graph: self.var_op.graph.clone(), op: self.var_op.id, index: 0 }
     }
-    /// The value snapshot `v/read:0` (resource variables: `v/Read/ReadVariableOp:0`).
+    /// The value snapshot `v/read:0` (resource variables: `v/Read/ReadVariableOp:0`), made
+    /// once with the variable. For a reference variable it aliases the variable's buffer, so
+    /// an op run after an update sees the new value. A resource variable's snapshot is a
+    /// read of its own that may run before an update: for a read ordered by a scope's
+    /// control dependencies (`after = identity(v)` under `control_dependencies([bump])`,
+    /// where TensorFlow makes a fresh `ReadVariableOp` for each use of a resource variable)
+    /// use [`Variable::read`] or [`Variable::read_value`] in that scope.
     pub fn value(&self) -> &Output {
         &self.value
     }
