@@ -58,7 +58,11 @@ pub use math::*;
 pub use nn::*;
 pub use parsing::{parse_example, FixedLenFeature};
 pub use quantize::{dequantize, quantize_v2, DequantizeOptions, QuantizeOptions};
-pub use random::{random_normal, random_uniform, truncated_normal};
+pub use random::{
+    random_normal, random_uniform, stateless_random_get_key_counter, stateless_random_normal,
+    stateless_random_normal_v2, stateless_random_uniform, stateless_random_uniform_v2, stateless_truncated_normal,
+    stateless_truncated_normal_v2, truncated_normal,
+};
 pub use ref_variable::{assign, assign_add, assign_sub, is_variable_initialized};
 pub use registry::{lookup, registered_op_types};
 pub use resource_variable::{
@@ -190,7 +194,7 @@ pub struct KernelCtx<'a> {
     /// resource-handle input (others `None`).
     pub vars: &'a [Option<(Arc<VarSlot>, String)>],
     /// This op's random generator (random ops only).
-    pub rng: Option<&'a Mutex<rand_chacha::ChaCha8Rng>>,
+    pub rng: Option<&'a Mutex<random::RandomState>>,
     /// The resources of the current run (TensorArrays, stacks).
     pub step: &'a StepResources,
     /// The session's intra-op pool, which kernels split large work over (the numeric

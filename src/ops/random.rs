@@ -1,6 +1,18 @@
 //! Random ops: RandomUniform, RandomStandardNormal, TruncatedNormal. Seeded by the
 //! attrs `seed`/`seed2` (both 0: fresh entropy); each op keeps one generator per
-//! session, so successive runs draw new values and a new session repeats them.
+//! session ([`RandomState`], TensorFlow's `GuardedPhiloxRandom`), so successive runs
+//! draw new values and a new session repeats them; with seeds set the values are
+//! TensorFlow's, drawn by the same Philox stream. The stateless ops
+//! (`StatelessRandomUniformV2`, ...) are in [`stateless`].
+
+mod distributions;
+mod philox;
+pub mod stateless;
+
+pub use stateless::{
+    stateless_random_get_key_counter, stateless_random_normal, stateless_random_normal_v2, stateless_random_uniform,
+    stateless_random_uniform_v2, stateless_truncated_normal, stateless_truncated_normal_v2,
+};
 
 use super::array::{constant, int_values};
 use super::math::{add, mul, sub};
@@ -8,19 +20,41 @@ use super::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::tensor::{try_with_capacity, DType, Shape, Tensor};
-use rand::Rng;
-use rand_distr::StandardNormal;
+use distributions::{fill, Dist};
+use philox::Philox;
 
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[&RandomOp::UNIFORM, &RandomOp::NORMAL, &RandomOp::TRUNCATED];
 
 /// TensorFlow's `DEFAULT_GRAPH_SEED`, used as `seed` when only an op seed is given.
 pub const DEFAULT_GRAPH_SEED: i64 = 87654321;
 
-#[derive(Clone, Copy, PartialEq)]
-enum Dist {
-    Uniform,
-    Normal,
-    Truncated,
+/// Philox outputs a stateful op reserves per output value (TensorFlow's
+/// `ReserveRandomOutputs(n, 256)`): each run starts this far past the last one's start.
+const RESERVED_PER_OUTPUT: u64 = 256;
+
+/// The generator of one stateful random op in one session, TensorFlow's
+/// `GuardedPhiloxRandom`: Philox keyed by `seed` with `seed2` as the counter's high half
+/// (both 0: two fresh random seeds); each run takes the generator as it is and moves
+/// it on by 256 blocks per output value.
+pub struct RandomState(Philox);
+
+impl RandomState {
+    /// The generator for attrs `seed` and `seed2`.
+    pub fn new(seed: i64, seed2: i64) -> RandomState {
+        let (s, s2) = if seed == 0 && seed2 == 0 {
+            (rand::random::<u64>(), rand::random::<u64>())
+        } else {
+            (seed as u64, seed2 as u64)
+        };
+        RandomState(Philox::from_seeds(s, s2))
+    }
+
+    /// The generator for a run drawing `n` values; moves this one past what it may use.
+    fn reserve(&mut self, n: usize) -> Philox {
+        let g = self.0;
+        self.0.skip((n as u64).wrapping_mul(RESERVED_PER_OUTPUT));
+        g
+    }
 }
 
 /// The three random ops: shape from input 0 (int32), dtype from attr `dtype`.
@@ -86,27 +120,19 @@ impl Kernel for RandomKernel {
         let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
         let n = crate::tensor::checked_num_elements(&dims)?;
         let rng = ctx.rng.as_ref().ok_or_else(|| Error::internal("random op run without a generator"))?;
-        let mut rng = rng.lock().unwrap_or_else(|e| e.into_inner());
-        let mut draw = || match self.dist {
-            Dist::Uniform => rng.gen::<f64>(),
-            Dist::Normal => rng.sample(StandardNormal),
-            Dist::Truncated => loop {
-                let x: f64 = rng.sample(StandardNormal);
-                if x.abs() <= 2.0 {
-                    break x;
-                }
-            },
-        };
+        let gen = rng.lock().unwrap_or_else(|e| e.into_inner()).reserve(n);
         // the shape is an input: the output is allocated fallibly, in its own dtype
         let out = match self.dtype {
             DType::Float => {
                 let mut v = try_with_capacity::<f32>(n, self.dtype)?;
-                v.extend((0..n).map(|_| draw() as f32));
+                v.resize(n, 0.0);
+                fill(gen, self.dist, &mut v);
                 Tensor::new(&dims, v)?
             }
             DType::Double => {
                 let mut v = try_with_capacity::<f64>(n, self.dtype)?;
-                v.extend((0..n).map(|_| draw()));
+                v.resize(n, 0.0);
+                fill(gen, self.dist, &mut v);
                 Tensor::new(&dims, v)?
             }
             other => return Err(Error::internal(format!("{} kernel prepared for dtype {other}", ctx.op_type()))),

@@ -16,6 +16,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::nn::batch_norm::DEFS)
         .chain(super::nn::batch_norm_grad::DEFS)
         .chain(super::random::DEFS)
+        .chain(super::random::stateless::DEFS)
         .chain(super::ref_variable::DEFS)
         .chain(super::resource_variable::DEFS)
         .chain(super::training::DEFS)

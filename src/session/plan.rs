@@ -78,7 +78,7 @@ pub(crate) struct Item {
     pub inputs: Vec<InputMode>,
     /// Variable buffers behind reference inputs (for the kernel).
     pub vars: Vec<Option<(Arc<VarSlot>, String)>>,
-    pub rng: Option<Arc<Mutex<rand_chacha::ChaCha8Rng>>>,
+    pub rng: Option<Arc<Mutex<crate::ops::random::RandomState>>>,
     /// Data edges to consumers, in consumer order.
     pub edges: Vec<Edge>,
     /// Items with a control input on this one.
