@@ -1,6 +1,7 @@
 //! `GraphDef` → `Graph` (`tf.import_graph_def`).
 
 use super::unknown_outputs::unknown_outputs;
+use crate::error::suggest::{closest_names, did_you_mean};
 use crate::error::{Error, Result};
 use crate::format::proto::{AttrValueKind, GraphDef, NodeDef, OpList};
 use crate::format::proto::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
@@ -360,22 +361,30 @@ fn import_under(
     let mut used_keys: HashMap<String, bool> = HashMap::default();
     let inputs = resolve_inputs(graph_def, &index, &input_map, &control_map, &mut used_keys, &mut dangling)?;
     dangling_error(dangling)?;
-    let mut missing: Vec<String> = Vec::new();
+    // each key not found, with the closest names of the GraphDef (` Did you mean 'batch:0'?`)
+    let node_names = || nodes.iter().map(|n| n.name.as_str());
+    let mut missing: Vec<(String, String)> = Vec::new();
     for (k, _) in &options.input_map {
-        let (src, _) = parse_tensor(k);
+        let (src, idx) = parse_tensor(k);
         if !index.contains_key(src) && !used_keys.contains_key(k) {
-            missing.push(k.clone());
+            let suffix = idx.map(|i| format!(":{i}")).unwrap_or_default();
+            missing.push((k.clone(), did_you_mean(&closest_names(src, node_names()), &suffix)));
         }
     }
     for (k, _) in &options.control_map {
         if !index.contains_key(k.as_str()) && !used_keys.contains_key(&format!("^{k}")) {
-            missing.push(format!("^{k}"));
+            missing.push((format!("^{k}"), did_you_mean(&closest_names(k, node_names()), "")));
         }
     }
     if !missing.is_empty() {
+        let keys: Vec<&str> = missing.iter().map(|(k, _)| k.as_str()).collect();
+        let hints: String = match missing.as_slice() {
+            [(_, hint)] if !hint.is_empty() => format!(".{hint}"),
+            _ => missing.iter().filter(|(_, h)| !h.is_empty()).map(|(k, h)| format!(" {k}:{h}")).collect(),
+        };
         return Err(Error::invalid_argument(format!(
-            "Attempted to map inputs that were not found in graph_def: [{}]",
-            missing.join(", ")
+            "Attempted to map inputs that were not found in graph_def: [{}]{hints}",
+            keys.join(", ")
         )));
     }
     for r in &options.return_elements {
@@ -383,7 +392,12 @@ fn import_under(
         let found = index.contains_key(src) || (idx.is_some() && input_map.contains_key(canonical_tensor(r).as_str()));
         if !found {
             let what = if idx.is_some() { "tensor" } else { "node" };
-            return Err(Error::invalid_argument(format!("Requested return {what} '{r}' not found in graph_def")));
+            let suffix = idx.map(|i| format!(":{i}")).unwrap_or_default();
+            let hint = did_you_mean(&closest_names(src, node_names()), &suffix);
+            let stop = if hint.is_empty() { "" } else { "." };
+            return Err(Error::invalid_argument(format!(
+                "Requested return {what} '{r}' not found in graph_def{stop}{hint}"
+            )));
         }
     }
     let order = if inputs.sorted { (0..nodes.len()).collect() } else { topological_order(graph_def, &inputs)? };
