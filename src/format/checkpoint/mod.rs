@@ -33,7 +33,10 @@ pub use checkpoint_state::{
 pub use crc::{mask_crc, unmask_crc};
 pub(crate) use data_file::read_tensors;
 pub use latest::{find_latest_checkpoint, LatestCheckpoint};
-pub use prefix::{check_save_prefix, missing_checkpoint_message, resolve_checkpoint_prefix, strip_checkpoint_suffix};
+pub use prefix::{
+    check_save_prefix, checkpoints_near, missing_checkpoint_message, names_a_checkpoint_file,
+    resolve_checkpoint_prefix, strip_checkpoint_suffix,
+};
 pub use reader::{CheckpointReader, UndecodableEntry};
 #[doc(hidden)]
 pub use slices::slice_key;
