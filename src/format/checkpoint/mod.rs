@@ -24,6 +24,7 @@ mod slices;
 #[doc(hidden)]
 pub mod table;
 pub mod tensor_slices;
+mod v1_damage;
 mod writer;
 
 pub use checkpoint_state::{
@@ -43,6 +44,7 @@ pub use slices::slice_key;
 pub use tensor_slices::{
     concrete_extents, parse_shape_and_slice, write_tensor_slices, SliceExtents, SliceToSave, TensorSliceReader,
 };
+pub use v1_damage::{damaged_v1_checkpoint, damaged_v1_error};
 pub use writer::{write_checkpoint, write_checkpoint_sharded, CheckpointWriter, MAX_SHARDS};
 
 use std::path::{Path, PathBuf};

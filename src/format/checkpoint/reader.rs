@@ -136,7 +136,7 @@ impl CheckpointReader {
         let index = index_path(&prefix);
         let index_file = index.display().to_string();
         if !index.is_file() {
-            if let Some(v1) = open_v1(&prefix)? {
+            if let Some(v1) = open_v1(&prefix, true)? {
                 return Ok(CheckpointReader {
                     index_file: prefix.display().to_string(),
                     prefix,
@@ -156,7 +156,7 @@ impl CheckpointReader {
                 io_error(e, "cannot read checkpoint index", &index)
             }
         })?;
-        if let Some(v1) = open_v1(&index)? {
+        if let Some(v1) = open_v1(&index, false)? {
             // a V1 checkpoint file named like an index
             return Ok(CheckpointReader {
                 index_file,

@@ -67,6 +67,10 @@ pub(crate) fn decode_binary(bytes: prost::bytes::Bytes) -> Result<GraphDef> {
                 crate::format::checkpoint::tensor_slices::V1_CHECKPOINT_ADVICE
             ),
             Sniffed::Other(kind) => format!("the file is {}, not a model", kind.describe()),
+            Sniffed::DamagedV1Checkpoint(what) => format!(
+                "the file is a damaged {}, not a model: {what}",
+                crate::format::checkpoint::tensor_slices::V1_CHECKPOINT.trim_start_matches("a ")
+            ),
             _ => "the file is not a binary GraphDef (a frozen .pb), or it is damaged (truncated?)".to_string(),
         };
         e.context(hint)
