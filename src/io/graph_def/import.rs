@@ -162,7 +162,7 @@ fn parse_tensor(s: &str) -> (&str, Option<usize>) {
 
 /// A NodeDef input, resolved.
 #[derive(Clone, Copy)]
-enum Input<'a> {
+pub(super) enum Input<'a> {
     /// Output `index` of GraphDef node `node`.
     Data { node: usize, index: usize },
     /// A tensor of the target graph, from the input map.
@@ -174,7 +174,7 @@ enum Input<'a> {
 }
 
 /// The inputs of every GraphDef node, resolved, in one list.
-struct Inputs<'a> {
+pub(super) struct Inputs<'a> {
     all: Vec<Input<'a>>,
     /// Node `i`'s inputs are `all[starts[i]..starts[i + 1]]`.
     starts: Vec<usize>,
@@ -520,7 +520,7 @@ fn is_valid_node_name(name: &str) -> bool {
 
 /// Every `_class` colocation entry (`loc:@name`) must name a node of the GraphDef: the
 /// message of each that does not (TensorFlow's words), in node order.
-fn colocation_problems(gd: &GraphDef, index: &HashMap<&str, usize>) -> Vec<String> {
+pub(super) fn colocation_problems(gd: &GraphDef, index: &HashMap<&str, usize>) -> Vec<String> {
     let mut problems = Vec::new();
     for n in &gd.node {
         let Some(AttrValueKind::List(list)) = n.attr.get("_class").and_then(|a| a.value.as_ref()) else { continue };
@@ -553,7 +553,7 @@ fn dangling_error(problems: Vec<String>) -> Result<()> {
 /// Resolves every NodeDef input against the GraphDef and the input maps, recording the
 /// map keys used in `used_keys` and an input naming no node in `dangling` (its place then
 /// holds a placeholder: the caller reports `dangling` before using the inputs).
-fn resolve_inputs<'a>(
+pub(super) fn resolve_inputs<'a>(
     gd: &GraphDef,
     index: &HashMap<&str, usize>,
     input_map: &HashMap<&str, &'a Output>,

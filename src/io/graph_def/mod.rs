@@ -17,6 +17,7 @@
 //! # Ok(()) }
 //! ```
 
+mod dangling;
 mod export;
 mod freeze;
 mod functions;
@@ -26,6 +27,7 @@ mod unknown_outputs;
 
 pub use crate::format::proto::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER};
 pub use crate::io::model_file::text_format_first_field;
+pub(crate) use dangling::{dangling_references, without_dangling_references};
 pub use freeze::{extract_sub_graph, freeze};
 pub(crate) use import::import_graph_def_logged;
 pub use import::{import_graph_def, ImportGraphDefOptions, ImportResult, ReturnElement};
