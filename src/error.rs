@@ -2,6 +2,8 @@
 //! (`tensorflow/core/protobuf/error_codes.proto`), and every message names the op,
 //! tensor, variable or file concerned and, where there is one, what to do about it.
 
+pub mod suggest;
+
 use std::fmt;
 use std::sync::Arc;
 

@@ -143,3 +143,40 @@ fn unknown_op_types_are_all_named() {
         "{e}"
     );
 }
+
+/// The GraphDef's dangling references and the meta graph's own (a collection entry, the
+/// SaverDef's restore op) are listed in one error: fixing the first kind does not reveal the
+/// second (`all.meta` of the new-user pass: a colocation target, a control input, a
+/// collection entry and the restore op).
+#[test]
+fn graph_def_and_meta_graph_references_are_listed_in_one_error() {
+    let m = meta(
+        &format!("{X} {} {}", identity("a", "x", "ghost1"), identity("b", "x\" input: \"^ghost4", "")),
+        r#"collection_def { key: "my_ops" value { node_list { value: "x" value: "missing_a" } } }
+           saver_def { restore_op_name: "save/nope_restore" }"#,
+    );
+    let g = Graph::new();
+    let e = g.import_meta_graph_def(&m, &ImportMetaGraphOptions::default(), "test").unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert_eq!(
+        e.message,
+        "4 references in the meta graph point to nothing in its graph: Node 'a' expects to be colocated with unknown \
+         node 'ghost1'; Node 'b': Unknown input node '^ghost4'; collection 'my_ops': The name \
+         'missing_a' refers to an Operation not in the graph.; SaverDef restore_op_name 'save/nope_restore': The \
+         name 'save/nope_restore' refers to an Operation not in the graph."
+    );
+    assert!(g.operations().is_empty(), "nothing was imported");
+    // the GraphDef's alone keep their own message
+    let m = meta(&format!("{X} {}", identity("a", "x", "ghost1")), "");
+    let e = Graph::new().import_meta_graph_def(&m, &ImportMetaGraphOptions::default(), "test").unwrap_err();
+    assert_eq!(e.message, "Node 'a' expects to be colocated with unknown node 'ghost1'");
+    // under an import scope, the meta graph's names are looked up under it
+    let m = meta(
+        &format!("{X} {}", identity("a", "x", "ghost1")),
+        r#"collection_def { key: "my_ops" value { node_list { value: "missing_a" } } }"#,
+    );
+    let opts = ImportMetaGraphOptions { import_scope: "s".into(), ..Default::default() };
+    let e = Graph::new().import_meta_graph_def(&m, &opts, "test").unwrap_err();
+    assert!(e.message.starts_with("2 references in the meta graph point to nothing in its graph: "), "{e}");
+    assert!(e.message.contains("'s/missing_a'"), "{e}");
+}

@@ -152,8 +152,12 @@ fn text_line(o: &Value) -> String {
     head + &body
 }
 
-/// Runs the command: every event file at `args.path`, in path order. Errors: no event files,
-/// a corrupt record, or a `--tag` no summary value has (naming the tags there are).
+/// Runs the command: every event file at `args.path`, in path order. A file that cannot be
+/// read to its end (a corrupt record, a record that is not an `Event`) does not hide the
+/// rest: every record before the bad one and every other file is printed first, then the
+/// command fails naming each bad file and the record's byte offset (as TensorFlow's
+/// `summary_iterator` yields the good records before it raises). Errors: no event files,
+/// a damaged file, or a `--tag` no summary value has (naming the tags there are).
 pub fn run(args: &EventsArgs) -> Result<(), String> {
     // a file that is something else (a checkpoint, a model, a SavedModel's file) is named as
     // such rather than read as a damaged event file
@@ -173,14 +177,28 @@ pub fn run(args: &EventsArgs) -> Result<(), String> {
     let mut text = String::new();
     // the tags seen, to name them when --tag matched nothing
     let (mut tags, mut matched) = (std::collections::BTreeSet::new(), false);
+    // the files that could not be read to their end, reported after everything readable
+    let mut errors = Vec::new();
     for file in files {
         let name = file.display().to_string();
-        let mut reader = EventFileReader::open(&file).map_err(|e| e.to_string())?;
+        let mut reader = match EventFileReader::open(&file) {
+            Ok(r) => r,
+            Err(e) => {
+                errors.push(e.to_string());
+                continue;
+            }
+        };
         if !args.json {
             text.push_str(&format!("{name}\n"));
         }
         for event in reader.by_ref() {
-            let event = event.map_err(|e| e.to_string())?;
+            let event = match event {
+                Ok(e) => e,
+                Err(e) => {
+                    errors.push(e.to_string());
+                    break;
+                }
+            };
             let rows = event_json(&name, &event, args.tag.as_deref());
             if let (Some(_), Some(EventKind::Summary(summary))) = (&args.tag, &event.what) {
                 tags.extend(summary.value.iter().map(|v| v.tag.clone()));
@@ -199,6 +217,16 @@ pub fn run(args: &EventsArgs) -> Result<(), String> {
         if let Some(w) = reader.warning() {
             eprintln!("warning: {w}");
         }
+    }
+    if !errors.is_empty() {
+        write_stdout(&text)?;
+        return Err(match errors.len() {
+            1 => errors.remove(0),
+            n => format!(
+                "{n} event files could not be read to their end (the records before each were printed):\n  {}",
+                errors.join("\n  ")
+            ),
+        });
     }
     match &args.tag {
         Some(tag) if !matched => Err(format!(

@@ -9,7 +9,9 @@ use crate::output::write_stdout;
 use half::{bf16, f16};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use tensorgraph::format::checkpoint::{find_latest_checkpoint, index_path, read_checkpoint_state, CheckpointReader};
+use tensorgraph::format::checkpoint::{
+    find_latest_checkpoint, index_path, resolve_checkpoint_prefix, CheckpointReader, LatestCheckpoint,
+};
 use tensorgraph::io::model_file::{checkpoint_prefix, detect, ModelFileKind, SAVED_MODEL_HINT};
 use tensorgraph::tensor::{fmt_dims, Storage};
 use tensorgraph::{DType, Tensor};
@@ -41,67 +43,33 @@ pub struct Opened {
     pub from_dir: bool,
 }
 
-/// Resolves a checkpoint argument to a prefix: a directory, or its `checkpoint` state file,
-/// goes through that state file (`tf.train.latest_checkpoint`); `X.index` or
-/// `X.data-NNNNN-of-NNNNN` given as a file becomes `X`; anything else is taken as a prefix.
-/// Returns the prefix and whether it came from a directory. Errors: a message saying what is
-/// missing.
+/// Resolves a checkpoint argument to a prefix with the library's one resolution
+/// ([`resolve_checkpoint_prefix`], as `CheckpointReader`, `Saver::restore` and
+/// `init_from_checkpoint` take paths): a directory, or its `checkpoint` state file, goes
+/// through that state file (`tf.train.latest_checkpoint`; a note on stderr when a stale
+/// path was replaced); `X.index` or `X.data-NNNNN-of-NNNNN` becomes `X`; anything else is
+/// taken as a prefix. Here, where a `.meta` is a model, one given as a checkpoint is
+/// refused naming its prefix, and a SavedModel directory or another kind of file is named.
+/// Returns the prefix and whether it came from a directory. Errors: a message saying what
+/// is missing.
 pub fn resolve_checkpoint(path: &Path) -> Result<(PathBuf, bool), String> {
     if path.as_os_str().is_empty() {
         return Err("empty checkpoint path".into());
     }
-    if path.is_file() && path.file_name().is_some_and(|n| n == "checkpoint") {
-        // the `checkpoint` state file itself: read its directory
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        return resolve_checkpoint(dir);
-    }
-    if path.is_dir() {
-        if matches!(detect(path), Ok(ModelFileKind::SavedModel)) {
+    let state_file = path.is_file() && path.file_name().is_some_and(|n| n == "checkpoint");
+    let dir =
+        if state_file { path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")) } else { path };
+    if dir.is_dir() && !index_path(path).exists() {
+        if matches!(detect(dir), Ok(ModelFileKind::SavedModel)) {
             return Err(format!(
                 "InvalidArgument: {} is a SavedModel, not a checkpoint directory; {SAVED_MODEL_HINT}",
-                path.display()
+                dir.display()
             ));
         }
-        return match find_latest_checkpoint(path) {
-            Ok(Some(found)) => {
-                if let Some(note) = &found.note {
-                    eprintln!("note: {note}");
-                }
-                Ok((found.prefix, true))
-            }
-            Ok(None) => match read_checkpoint_state(path) {
-                Ok(Some(st)) => Err(format!(
-                    "the checkpoint state file {} names {}, but {} does not exist",
-                    path.join("checkpoint").display(),
-                    st.model_checkpoint_path,
-                    index_path(&st.model_checkpoint_path).display()
-                )),
-                Ok(None) => {
-                    let mut found: Vec<String> = std::fs::read_dir(path)
-                        .map(|rd| {
-                            rd.filter_map(|e| e.ok())
-                                .filter_map(|e| {
-                                    e.file_name().to_str().and_then(|n| n.strip_suffix(".index")).map(String::from)
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    found.sort();
-                    let hint = if found.is_empty() {
-                        String::from("it holds no *.index file either")
-                    } else {
-                        format!("checkpoints there: {}", found.join(", "))
-                    };
-                    Err(format!(
-                        "{} is a directory without a `checkpoint` state file; pass a checkpoint prefix such as {} ({hint})",
-                        path.display(),
-                        path.join(found.first().map(String::as_str).unwrap_or("model.ckpt")).display()
-                    ))
-                }
-                Err(e) => Err(e.to_string()),
-            },
-            Err(e) => Err(e.to_string()),
-        };
+        if let Ok(Some(LatestCheckpoint { note: Some(note), .. })) = find_latest_checkpoint(dir) {
+            eprintln!("note: {note}");
+        }
+        return resolve_checkpoint_prefix(path).map(|p| (p, true)).map_err(|e| e.to_string());
     }
     if !index_path(path).exists() && path.is_file() {
         if let Some(stem) = path.to_str().and_then(|p| p.strip_suffix(".meta")) {
@@ -112,21 +80,20 @@ pub fn resolve_checkpoint(path: &Path) -> Result<(PathBuf, bool), String> {
                 ));
             }
         }
-        if let Some(prefix) = checkpoint_prefix(path) {
-            return Ok((prefix, false));
-        }
         // a file that is no checkpoint (a V1 checkpoint file is read as given)
         let checkpoint = |k: ModelFileKind| k.is_checkpoint() || k == ModelFileKind::V1Checkpoint;
-        if let Some(kind) = crate::model_file::other_kind(path, checkpoint) {
-            return Err(format!(
-                "InvalidArgument: {} is {}, not a checkpoint; {}",
-                path.display(),
-                kind.describe(),
-                crate::model_file::reads_it(path, kind)
-            ));
+        if checkpoint_prefix(path).is_none() {
+            if let Some(kind) = crate::model_file::other_kind(path, checkpoint) {
+                return Err(format!(
+                    "InvalidArgument: {} is {}, not a checkpoint; {}",
+                    path.display(),
+                    kind.describe(),
+                    crate::model_file::reads_it(path, kind)
+                ));
+            }
         }
     }
-    Ok((path.to_path_buf(), false))
+    resolve_checkpoint_prefix(path).map(|p| (p, false)).map_err(|e| e.to_string())
 }
 
 /// Resolves `path` (see [`resolve_checkpoint`]) and opens the checkpoint.

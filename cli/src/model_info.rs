@@ -116,7 +116,10 @@ fn summarize(gd: &GraphDef) -> Summary<'_> {
 }
 
 /// Runs `tensorgraph inspect MODEL` for a model file (read by its content, see
-/// [`read_model`]). Errors: a message naming the file.
+/// [`read_model`]). The summary is printed, then the model is imported into a new graph as
+/// `run` and `freeze` load it ([`load_model`]'s semantics): a model that does not import
+/// (names pointing to nothing, bad attrs, ...) is an error listing its problems, after the
+/// summary. Errors: a message naming the file.
 pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
     let file = read_model(path, "MODEL")?;
     let gd = file.graph_def();
@@ -191,5 +194,12 @@ pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
         }
         t
     };
-    write_stdout(&out)
+    write_stdout(&out)?;
+    // what `run` and `freeze` would meet: the import's problems, all in one error
+    let graph = Graph::new();
+    let imported = match &file.model {
+        Model::Meta(m) => graph.import_meta_graph_def(m, &ImportMetaGraphOptions::default(), "inspect").map(|_| ()),
+        Model::Graph(gd) => import_graph_def(&graph, gd, &ImportGraphDefOptions::new().prefix("")).map(|_| ()),
+    };
+    imported.map_err(|e| format!("MODEL {} does not import ({format} summarized above): {e}", path.display()))
 }

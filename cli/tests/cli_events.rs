@@ -1,9 +1,10 @@
 //! `tensorgraph events`: TensorFlow's event file (text, --json, --tag), a directory of runs,
-//! a truncated file (complete records and a warning), a corrupt one (exit 1 naming the
-//! file and offset) and a path without event files.
+//! a truncated file (complete records and a warning), a corrupt one (its records before the
+//! bad one and the other files printed, then exit 1 naming the file and offset) and a path
+//! without event files.
 
 mod common;
-use common::cli::{fails, fails_with, ok, s};
+use common::cli::{fails, ok, s, tg};
 use serde_json::Value;
 
 fn fixture_file() -> std::path::PathBuf {
@@ -85,16 +86,78 @@ fn a_corrupt_file_and_a_path_without_events_are_errors() {
     bytes[3000] ^= 1;
     let bad = dir.path().join("events.out.tfevents.1.bad");
     std::fs::write(&bad, &bytes).unwrap();
-    fails_with(
-        &["events", &s(&bad)],
-        &format!(
-            "DataLoss: {}: corrupt record at byte 2997: the checksum of its length does not match; the file was damaged after it was written",
+    // the 6 records before the bad one are printed, then the error (exit 1)
+    let o = tg(&["events", &s(&bad), "--json"]);
+    assert_eq!(o.code, Some(1), "stderr: {}", o.stderr);
+    assert_eq!(o.stdout.lines().count(), 6, "{}", o.stdout);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "error: DataLoss: {}: corrupt record at byte 2997: the checksum of its length does not match; the file was damaged after it was written\n",
             s(&bad)
-        ),
+        )
     );
     let empty = tempfile::tempdir().unwrap();
     fails(&["events", &s(empty.path())], "no event files");
     fails(&["events", "/nonexistent/logs"], "/nonexistent/logs");
+}
+
+/// A corrupt record in the middle of one file hides neither the records before it nor the
+/// other files of the directory: all are printed, then each damaged file is an error naming
+/// the file and the record's byte offset (TensorFlow's `summary_iterator` yields the good
+/// records before it raises).
+#[test]
+fn a_corrupt_record_hides_neither_the_records_before_it_nor_other_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let good_bytes = std::fs::read(fixture_file()).unwrap();
+    let good = dir.path().join("events.out.tfevents.0.good");
+    std::fs::write(&good, &good_bytes).unwrap();
+    // the third record (the meta graph, at byte 1069) has a byte of its data flipped
+    let mut bytes = good_bytes.clone();
+    bytes[1069 + 12 + 5] ^= 1;
+    let bad = dir.path().join("events.out.tfevents.1.bad");
+    std::fs::write(&bad, &bytes).unwrap();
+    // a second damaged file: its length's checksum
+    let mut bytes = good_bytes.clone();
+    bytes[2913 + 9] ^= 1;
+    let bad2 = dir.path().join("events.out.tfevents.2.bad");
+    std::fs::write(&bad2, &bytes).unwrap();
+
+    let o = tg(&["events", &s(&bad)]);
+    assert_eq!(o.code, Some(1), "stderr: {}", o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", o.stdout);
+    assert_eq!(lines[0], s(&bad));
+    assert_eq!(lines[1], "  step      0  1796006312.000  file_version  brain.Event:2");
+    assert!(lines[2].ends_with("graph_def  10 nodes, 963 bytes"), "{}", lines[2]);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "error: DataLoss: {}: corrupt record at byte 1069: the checksum of its data does not match; the file was damaged after it was written\n",
+            s(&bad)
+        )
+    );
+
+    let o = tg(&["events", &s(dir.path()), "--json"]);
+    assert_eq!(o.code, Some(1), "stderr: {}", o.stderr);
+    let files: Vec<String> = o
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["file"].as_str().unwrap().to_string())
+        .collect();
+    let want: Vec<String> =
+        [(&good, 7), (&bad, 2), (&bad2, 4)].iter().flat_map(|(f, n)| std::iter::repeat_n(s(f), *n)).collect();
+    assert_eq!(files, want);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "error: 2 event files could not be read to their end (the records before each were printed):\n  \
+             DataLoss: {}: corrupt record at byte 1069: the checksum of its data does not match; the file was damaged after it was written\n  \
+             DataLoss: {}: corrupt record at byte 2913: the checksum of its length does not match; the file was damaged after it was written\n",
+            s(&bad),
+            s(&bad2)
+        )
+    );
 }
 
 /// Found by the `event_file` fuzz target (FUZZING.md): a 42-byte event file whose tensor

@@ -271,8 +271,16 @@ fn errors_exit_nonzero_with_a_message() {
     // a directory without a state file names the checkpoints it holds
     let seed = fixtures().join("seed004/model.ckpt");
     let good = copy_ckpt(&seed, tmp.path(), "good.ckpt");
+    // (the library's resolution, shared with CheckpointReader and Saver::restore)
     let err = fails(&[&"inspect", &tmp.path()]);
-    assert!(err.contains("without a `checkpoint` state file") && err.contains("good.ckpt"), "{err}");
+    let d = tmp.path().display();
+    assert_eq!(
+        err,
+        format!(
+            "error: NotFound: Couldn't find 'checkpoint' file or checkpoints in given directory {d}: pass a \
+             checkpoint prefix such as {d}/good.ckpt (its checkpoints: {d}/good.ckpt)\n"
+        )
+    );
     // a state file naming a checkpoint that is gone
     std::fs::write(tmp.path().join("checkpoint"), "model_checkpoint_path: \"gone.ckpt\"\n").unwrap();
     assert!(fails(&[&"inspect", &tmp.path()]).contains("gone.ckpt"));

@@ -283,9 +283,19 @@ fn unsupported_op_types_come_with_advice() {
     // TF1 control flow (Switch, Merge) is supported: inspect lists no unsupported op types
     let o = ok(&["inspect", &s(&cf)]);
     assert!(o.stdout.contains("  Switch       2\n") && !o.stdout.contains("unsupported"), "{}", o.stdout);
-    // function calls are instantiated on import: inspect does not call them unsupported
-    let o = ok(&["inspect", &s(&call)]);
+    // function calls are instantiated on import: inspect does not call them unsupported; this
+    // call has no function, so the summary is followed by the import's error, as run's above
+    let o = tg(&["inspect", &s(&call)]);
+    assert_eq!(o.code, Some(1), "{}", o.stderr);
     assert!(o.stdout.contains("  StatefulPartitionedCall  1\n") && !o.stdout.contains("unsupported"), "{}", o.stdout);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "error: MODEL {} does not import (GraphDef summarized above): InvalidArgument: node 'c' \
+             (StatefulPartitionedCall) has no function attr 'f' (a NameAttrList naming a function of the library)\n",
+            s(&call)
+        )
+    );
     let v: Value = serde_json::from_str(&ok(&["inspect", &s(&cf), "--json"]).stdout).unwrap();
     assert_eq!(v["unsupported_op_types"], serde_json::json!({}));
     // a model tensorgraph runs has none
@@ -352,4 +362,42 @@ fn freeze_with_an_unknown_output_names_the_closest_nodes() {
         &format!("freezing {meta}: NotFound: Output node 'logits' is not in the graph."),
     );
     assert!(!out.exists());
+}
+
+/// A meta graph that does not import (a colocation target, a control input, a collection
+/// entry and the SaverDef's restore op that point to nothing: `all.meta` of the new-user
+/// pass) is summarized, then fails listing every problem the import meets, as `run` would.
+#[test]
+fn a_model_that_does_not_import_is_summarized_then_its_problems_are_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let meta = tmp.path().join("all.meta");
+    std::fs::write(
+        &meta,
+        r#"graph_def {
+             node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+             node { name: "a" op: "Identity" input: "x" attr { key: "T" value { type: DT_FLOAT } }
+                    attr { key: "_class" value { list { s: "loc:@ghost1" } } } }
+             node { name: "b" op: "Identity" input: "x" input: "^ghost4" attr { key: "T" value { type: DT_FLOAT } } }
+           }
+           collection_def { key: "my_ops" value { node_list { value: "missing_a" } } }
+           saver_def { restore_op_name: "save/nope_restore" }"#,
+    )
+    .unwrap();
+    let o = tg(&["inspect", &s(&meta)]);
+    assert_eq!(o.code, Some(1), "stdout: {}\nstderr: {}", o.stdout, o.stderr);
+    assert!(o.stdout.starts_with(&format!("{}: MetaGraphDef (text), 3 nodes\n", s(&meta))), "{}", o.stdout);
+    assert!(o.stdout.ends_with("collections: my_ops\n"), "{}", o.stdout);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "error: MODEL {} does not import (MetaGraphDef summarized above): InvalidArgument: 4 references in the \
+             meta graph point to nothing in its graph: Node 'a' expects to be colocated with unknown node 'ghost1'; \
+             Node 'b': Unknown input node '^ghost4'; collection 'my_ops': The name 'missing_a' \
+             refers to an Operation not in the graph.; SaverDef restore_op_name 'save/nope_restore': The name \
+             'save/nope_restore' refers to an Operation not in the graph.\n",
+            s(&meta)
+        )
+    );
+    // a model that imports still exits 0
+    ok(&["inspect", &s(&fixtures().join("mlp/model.ckpt.meta"))]);
 }

@@ -202,34 +202,13 @@ impl Graph {
     /// closest to `op` by edit distance (at most a third of its length: `probs` for
     /// `prob`), with `suffix` (`:0`) appended to each; empty when there are none.
     pub(crate) fn similar_names(&self, op: &str, suffix: &str) -> String {
-        let tail = format!("/{op}");
         let g = self.read();
-        let mut found: Vec<String> = g
-            .nodes
-            .iter()
-            .filter(|n| n.name.ends_with(&tail))
-            .take(4)
-            .map(|n| format!("'{}{suffix}'", n.name))
-            .collect();
-        if found.is_empty() {
-            // a typo: the names within an edit distance of a third of the name (at least 1)
-            let limit = (op.chars().count() / 3).max(1);
-            let mut near: Vec<(usize, &str)> = g
-                .nodes
-                .iter()
-                .map(|n| (strsim::levenshtein(op, &n.name), n.name.as_str()))
-                .filter(|&(d, _)| d <= limit)
-                .collect();
-            near.sort();
-            found = near.iter().take(3).map(|(_, n)| format!("'{n}{suffix}'")).collect();
-        }
+        let found = crate::error::suggest::closest_names(op, g.nodes.iter().map(|n| n.name.as_str()));
         match found.as_slice() {
-            [] => String::new(),
-            [one] if one.starts_with("'import/") => format!(
-                " Did you mean {one}? (import_graph_def puts a GraphDef's names under the prefix 'import/' unless ImportGraphDefOptions gives another)"
+            [one] if one.starts_with("import/") => format!(
+                " Did you mean '{one}{suffix}'? (import_graph_def puts a GraphDef's names under the prefix 'import/' unless ImportGraphDefOptions gives another)"
             ),
-            [one] => format!(" Did you mean {one}?"),
-            more => format!(" Did you mean one of {}?", more.join(", ")),
+            _ => crate::error::suggest::did_you_mean(&found, suffix),
         }
     }
 

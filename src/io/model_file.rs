@@ -21,7 +21,7 @@
 use crate::error::{Error, Result};
 use crate::format::checkpoint::table::TABLE_MAGIC;
 use crate::format::checkpoint::tensor_slices::{is_v1_checkpoint, V1_CHECKPOINT, V1_CHECKPOINT_ADVICE};
-use crate::format::checkpoint::{index_path, mask_crc, meta_graph_path};
+use crate::format::checkpoint::{damaged_v1_checkpoint, damaged_v1_error, index_path, mask_crc, meta_graph_path};
 use crate::format::proto::text::{graph_def_from_text, meta_graph_def_from_text};
 use crate::format::proto::{GraphDef, MetaGraphDef};
 use prost::bytes::Bytes;
@@ -375,6 +375,7 @@ fn probe(path: &Path) -> Result<Probed> {
     match sniff_shared(&Bytes::from(bytes), ModelFileKind::by_extension(path)) {
         Sniffed::Model(kind, model) => Ok(Probed::Model(ModelFile { path: path.to_path_buf(), kind, model })),
         Sniffed::Other(kind) => Ok(Probed::Other(kind)),
+        Sniffed::DamagedV1Checkpoint(what) => Err(damaged_v1_error(path, &what)),
         Sniffed::Empty => Err(Error::invalid_argument(format!("{shown} is empty (0 bytes)"))),
         Sniffed::Blank => Err(Error::invalid_argument(format!("{shown} is empty (only whitespace and comments)"))),
         Sniffed::BadText(kind, e) => Err(Error::invalid_argument(format!(
@@ -410,6 +411,8 @@ pub(crate) enum Sniffed {
     Blank,
     /// Text of this kind that does not parse.
     BadText(ModelFileKind, Error),
+    /// A damaged V1 checkpoint: what is wrong with it (see [`damaged_v1_checkpoint`]).
+    DamagedV1Checkpoint(String),
     /// Binary that decodes as no model: the kind its top-level fields suggest (see
     /// [`binary_layout`]) and that kind's decoding error, or no kind and the first
     /// decoder's error.
@@ -452,6 +455,11 @@ pub(crate) fn sniff(bytes: &[u8], claimed: Option<ModelFileKind>) -> Sniffed {
 fn sniff_shared(bytes: &Bytes, claimed: Option<ModelFileKind>) -> Sniffed {
     if bytes.is_empty() {
         return Sniffed::Empty;
+    }
+    // a V1 checkpoint cut short or with a damaged block is named as such, not as an index
+    // or a damaged model (a protobuf message never starts as one: its first byte is a tag)
+    if let Some(what) = damaged_v1_checkpoint(bytes) {
+        return Sniffed::DamagedV1Checkpoint(what);
     }
     if bytes.len() >= 8 && bytes[bytes.len() - 8..] == TABLE_MAGIC.to_le_bytes() {
         let kind = if is_v1_checkpoint(bytes) { ModelFileKind::V1Checkpoint } else { ModelFileKind::CheckpointIndex };

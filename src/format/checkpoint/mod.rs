@@ -24,6 +24,7 @@ mod slices;
 #[doc(hidden)]
 pub mod table;
 pub mod tensor_slices;
+mod v1_damage;
 mod writer;
 
 pub use checkpoint_state::{
@@ -33,13 +34,17 @@ pub use checkpoint_state::{
 pub use crc::{mask_crc, unmask_crc};
 pub(crate) use data_file::read_tensors;
 pub use latest::{find_latest_checkpoint, LatestCheckpoint};
-pub use prefix::{check_save_prefix, missing_checkpoint_message, resolve_checkpoint_prefix, strip_checkpoint_suffix};
+pub use prefix::{
+    check_save_prefix, checkpoints_near, missing_checkpoint_message, names_a_checkpoint_file,
+    resolve_checkpoint_prefix, strip_checkpoint_suffix,
+};
 pub use reader::{CheckpointReader, UndecodableEntry};
 #[doc(hidden)]
 pub use slices::slice_key;
 pub use tensor_slices::{
     concrete_extents, parse_shape_and_slice, write_tensor_slices, SliceExtents, SliceToSave, TensorSliceReader,
 };
+pub use v1_damage::{damaged_v1_checkpoint, damaged_v1_error};
 pub use writer::{write_checkpoint, write_checkpoint_sharded, CheckpointWriter, MAX_SHARDS};
 
 use std::path::{Path, PathBuf};

@@ -5,6 +5,8 @@
 
 use super::find_latest_checkpoint;
 use super::index_path;
+use super::CHECKPOINT_STATE_FILENAME;
+use crate::error::suggest::{closest_names, did_you_mean};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -26,7 +28,10 @@ pub fn strip_checkpoint_suffix(path: &Path) -> Option<PathBuf> {
 /// `init_from_checkpoint`):
 /// - a prefix whose `.index` exists, or a V1 checkpoint file: itself;
 /// - `X.index` or `X.data-NNNNN-of-NNNNN` (an existing file): `X`;
-/// - a directory: its newest checkpoint through its `checkpoint` state file
+/// - `X.meta` (the meta graph `Saver.save` writes beside it) when `X.index` or the file `X`
+///   exists: `X`;
+/// - the `checkpoint` state file, or a directory: the newest checkpoint through that state
+///   file
 ///   ([`find_latest_checkpoint`], falling back to the same base name in the directory for a
 ///   stale path);
 /// - anything else: itself (the reader then says what is missing).
@@ -44,6 +49,12 @@ pub fn resolve_checkpoint_prefix(path: impl AsRef<Path>) -> Result<PathBuf> {
     }
     if index_path(path).is_file() {
         return Ok(path.to_path_buf());
+    }
+    if path.is_file() && path.file_name().is_some_and(|n| n == CHECKPOINT_STATE_FILENAME) {
+        // the `checkpoint` state file itself: the newest checkpoint of its directory
+        return resolve_checkpoint_prefix(
+            path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")),
+        );
     }
     if path.is_dir() {
         if let Some(latest) = find_latest_checkpoint(path)? {
@@ -76,15 +87,26 @@ pub fn resolve_checkpoint_prefix(path: impl AsRef<Path>) -> Result<PathBuf> {
         if let Some(stem) = strip_checkpoint_suffix(path).filter(|s| index_path(s).is_file()) {
             return Ok(stem);
         }
+        // the meta graph Saver.save writes beside the checkpoint (`X.meta`): the checkpoint
+        // `X` (a V2 prefix, or a V1 file, which the reader then reads or refuses)
+        if let Some(stem) = meta_stem(path).filter(|s| index_path(s).is_file() || s.is_file()) {
+            return Ok(stem);
+        }
     }
     Ok(path.to_path_buf())
 }
 
+/// `X` for a path `X.meta` (`X` not empty), else `None`.
+fn meta_stem(path: &Path) -> Option<PathBuf> {
+    let stem = path.to_str()?.strip_suffix(".meta")?;
+    (!stem.is_empty() && !stem.ends_with('/')).then(|| PathBuf::from(stem))
+}
+
 /// The `NotFound` message for a checkpoint path `prefix` that names no checkpoint (its
 /// `.index` is missing and it is no V1 file). A path ending in `.index` or `.data-*` is
-/// named as given (not `X.index.index`), with the V1 file `X` to pass when that exists; any
-/// other prefix lists the checkpoints beside it whose names start with its file name
-/// (`model.ckpt` when only `model.ckpt-1000` exists), so the user sees what to pass.
+/// named as given (not `X.index.index`), with the V1 file `X` to pass when that exists; a
+/// path `X.meta` as a meta graph without its checkpoint `X`; any other prefix with the
+/// checkpoints near it ([`checkpoints_near`]), so the user sees what to pass.
 pub fn missing_checkpoint_message(prefix: &Path) -> String {
     let shown = prefix.display();
     if let Some(stem) = strip_checkpoint_suffix(prefix) {
@@ -103,29 +125,62 @@ pub fn missing_checkpoint_message(prefix: &Path) -> String {
             )
         };
     }
-    let mut message = format!(
+    if let Some(stem) = meta_stem(prefix) {
+        return format!(
+            "checkpoint {shown} not found: {shown} names a meta graph (the model Saver.save writes beside a \
+             checkpoint), and there is no checkpoint {} beside it ({} does not exist)",
+            stem.display(),
+            index_path(&stem).display()
+        );
+    }
+    format!(
         "checkpoint {shown} not found: {} does not exist (a V2 checkpoint prefix names the files PREFIX.index and \
-         PREFIX.data-*)",
-        index_path(prefix).display()
-    );
+         PREFIX.data-*){}",
+        index_path(prefix).display(),
+        checkpoints_near(prefix)
+    )
+}
+
+/// Whether `path` is named as one of a checkpoint's files or its meta graph (`X.index`,
+/// `X.data-NNNNN-of-NNNNN`, `X.meta`) rather than as a prefix: for such a path whose
+/// checkpoint is missing, [`missing_checkpoint_message`] says what to pass instead.
+pub fn names_a_checkpoint_file(path: &Path) -> bool {
+    strip_checkpoint_suffix(path).is_some() || meta_stem(path).is_some()
+}
+
+/// For a checkpoint prefix `prefix` that does not exist: the checkpoints beside it whose
+/// names start with its file name (`; checkpoints beside it: dir/model.ckpt-1000`, for
+/// `model.ckpt` when only `model.ckpt-1000` exists), else the closest prefixes beside it
+/// (`. Did you mean 'dir/model.ckpt'?` for the misspelt `model.ckt`); empty when none.
+pub fn checkpoints_near(prefix: &Path) -> String {
     let base = prefix.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let dir = prefix.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut near: Vec<String> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter_map(|e| e.file_name().to_str().map(String::from))
-                .filter(|n| !base.is_empty() && n.starts_with(base) && n.len() > base.len() && !n.ends_with(".meta"))
-                .map(|n| strip_checkpoint_suffix(Path::new(&n)).map_or(n, |s| s.display().to_string()))
-                .collect()
-        })
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().to_str().map(String::from)).collect())
         .unwrap_or_default();
+    let mut near: Vec<String> = names
+        .iter()
+        .filter(|n| !base.is_empty() && n.starts_with(base) && n.len() > base.len() && !n.ends_with(".meta"))
+        .map(|n| strip_checkpoint_suffix(Path::new(n)).map_or(n.clone(), |s| s.display().to_string()))
+        .collect();
     near.sort();
     near.dedup();
     if !near.is_empty() {
         let shown: Vec<String> = near.iter().take(5).map(|n| prefix.with_file_name(n).display().to_string()).collect();
-        message.push_str(&format!("; checkpoints beside it: {}", shown.join(", ")));
+        return format!("; checkpoints beside it: {}", shown.join(", "));
     }
-    message
+    if base.is_empty() {
+        return String::new();
+    }
+    // a misspelt prefix (`model.ckt` beside `model.ckpt`): the closest prefixes beside it
+    let prefixes = names.iter().filter_map(|n| n.strip_suffix(".index"));
+    let paths: Vec<String> =
+        closest_names(base, prefixes).iter().map(|n| prefix.with_file_name(n).display().to_string()).collect();
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    match paths.is_empty() {
+        true => String::new(),
+        false => format!(".{}", did_you_mean(&paths, "")),
+    }
 }
 
 /// Checks `prefix` as the prefix of a checkpoint to write (`Saver.save`'s `save_path`).

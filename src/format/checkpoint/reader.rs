@@ -136,7 +136,7 @@ impl CheckpointReader {
         let index = index_path(&prefix);
         let index_file = index.display().to_string();
         if !index.is_file() {
-            if let Some(v1) = open_v1(&prefix)? {
+            if let Some(v1) = open_v1(&prefix, true)? {
                 return Ok(CheckpointReader {
                     index_file: prefix.display().to_string(),
                     prefix,
@@ -156,7 +156,7 @@ impl CheckpointReader {
                 io_error(e, "cannot read checkpoint index", &index)
             }
         })?;
-        if let Some(v1) = open_v1(&index)? {
+        if let Some(v1) = open_v1(&index, false)? {
             // a V1 checkpoint file named like an index
             return Ok(CheckpointReader {
                 index_file,
@@ -308,19 +308,24 @@ impl CheckpointReader {
     /// does not support.
     pub fn read(&self, name: &str) -> Result<Tensor> {
         if let Some(v1) = &self.v1 {
-            let dtype = self.listing.iter().find(|(n, _, _)| n == name).map(|e| e.1).ok_or_else(|| {
-                Error::not_found(format!("Key {name} not found in checkpoint {}", self.prefix.display()))
-            })?;
+            let dtype =
+                self.listing.iter().find(|(n, _, _)| n == name).map(|e| e.1).ok_or_else(|| self.key_not_found(name))?;
             return read_v1(v1, name, dtype);
         }
-        let entry = self
-            .get_entry(name)
-            .ok_or_else(|| Error::not_found(format!("Key {name} not found in checkpoint {}", self.prefix.display())))?;
+        let entry = self.get_entry(name).ok_or_else(|| self.key_not_found(name))?;
         if entry.slices.is_empty() {
             self.read_entry(name, entry)
         } else {
             self.read_sliced(name, entry)
         }
+    }
+
+    /// `NotFound` `Key NAME not found in checkpoint PREFIX`, with the closest keys the
+    /// checkpoint has (` Did you mean 'dense/kernel'?`).
+    fn key_not_found(&self, name: &str) -> Error {
+        let hint = crate::error::suggest::suggest(name, self.listing.iter().map(|(n, _, _)| n.as_str()));
+        let stop = if hint.is_empty() { "" } else { "." };
+        Error::not_found(format!("Key {name} not found in checkpoint {}{stop}{hint}", self.prefix.display()))
     }
 
     fn dtype_of(&self, name: &str, entry: &BundleEntryProto) -> Result<DType> {

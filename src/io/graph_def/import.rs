@@ -1,6 +1,7 @@
 //! `GraphDef` → `Graph` (`tf.import_graph_def`).
 
 use super::unknown_outputs::unknown_outputs;
+use crate::error::suggest::{closest_names, did_you_mean};
 use crate::error::{Error, Result};
 use crate::format::proto::{AttrValueKind, GraphDef, NodeDef, OpList};
 use crate::format::proto::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER};
@@ -161,7 +162,7 @@ fn parse_tensor(s: &str) -> (&str, Option<usize>) {
 
 /// A NodeDef input, resolved.
 #[derive(Clone, Copy)]
-enum Input<'a> {
+pub(super) enum Input<'a> {
     /// Output `index` of GraphDef node `node`.
     Data { node: usize, index: usize },
     /// A tensor of the target graph, from the input map.
@@ -173,7 +174,7 @@ enum Input<'a> {
 }
 
 /// The inputs of every GraphDef node, resolved, in one list.
-struct Inputs<'a> {
+pub(super) struct Inputs<'a> {
     all: Vec<Input<'a>>,
     /// Node `i`'s inputs are `all[starts[i]..starts[i + 1]]`.
     starts: Vec<usize>,
@@ -360,22 +361,30 @@ fn import_under(
     let mut used_keys: HashMap<String, bool> = HashMap::default();
     let inputs = resolve_inputs(graph_def, &index, &input_map, &control_map, &mut used_keys, &mut dangling)?;
     dangling_error(dangling)?;
-    let mut missing: Vec<String> = Vec::new();
+    // each key not found, with the closest names of the GraphDef (` Did you mean 'batch:0'?`)
+    let node_names = || nodes.iter().map(|n| n.name.as_str());
+    let mut missing: Vec<(String, String)> = Vec::new();
     for (k, _) in &options.input_map {
-        let (src, _) = parse_tensor(k);
+        let (src, idx) = parse_tensor(k);
         if !index.contains_key(src) && !used_keys.contains_key(k) {
-            missing.push(k.clone());
+            let suffix = idx.map(|i| format!(":{i}")).unwrap_or_default();
+            missing.push((k.clone(), did_you_mean(&closest_names(src, node_names()), &suffix)));
         }
     }
     for (k, _) in &options.control_map {
         if !index.contains_key(k.as_str()) && !used_keys.contains_key(&format!("^{k}")) {
-            missing.push(format!("^{k}"));
+            missing.push((format!("^{k}"), did_you_mean(&closest_names(k, node_names()), "")));
         }
     }
     if !missing.is_empty() {
+        let keys: Vec<&str> = missing.iter().map(|(k, _)| k.as_str()).collect();
+        let hints: String = match missing.as_slice() {
+            [(_, hint)] if !hint.is_empty() => format!(".{hint}"),
+            _ => missing.iter().filter(|(_, h)| !h.is_empty()).map(|(k, h)| format!(" {k}:{h}")).collect(),
+        };
         return Err(Error::invalid_argument(format!(
-            "Attempted to map inputs that were not found in graph_def: [{}]",
-            missing.join(", ")
+            "Attempted to map inputs that were not found in graph_def: [{}]{hints}",
+            keys.join(", ")
         )));
     }
     for r in &options.return_elements {
@@ -383,7 +392,12 @@ fn import_under(
         let found = index.contains_key(src) || (idx.is_some() && input_map.contains_key(canonical_tensor(r).as_str()));
         if !found {
             let what = if idx.is_some() { "tensor" } else { "node" };
-            return Err(Error::invalid_argument(format!("Requested return {what} '{r}' not found in graph_def")));
+            let suffix = idx.map(|i| format!(":{i}")).unwrap_or_default();
+            let hint = did_you_mean(&closest_names(src, node_names()), &suffix);
+            let stop = if hint.is_empty() { "" } else { "." };
+            return Err(Error::invalid_argument(format!(
+                "Requested return {what} '{r}' not found in graph_def{stop}{hint}"
+            )));
         }
     }
     let order = if inputs.sorted { (0..nodes.len()).collect() } else { topological_order(graph_def, &inputs)? };
@@ -506,7 +520,7 @@ fn is_valid_node_name(name: &str) -> bool {
 
 /// Every `_class` colocation entry (`loc:@name`) must name a node of the GraphDef: the
 /// message of each that does not (TensorFlow's words), in node order.
-fn colocation_problems(gd: &GraphDef, index: &HashMap<&str, usize>) -> Vec<String> {
+pub(super) fn colocation_problems(gd: &GraphDef, index: &HashMap<&str, usize>) -> Vec<String> {
     let mut problems = Vec::new();
     for n in &gd.node {
         let Some(AttrValueKind::List(list)) = n.attr.get("_class").and_then(|a| a.value.as_ref()) else { continue };
@@ -539,7 +553,7 @@ fn dangling_error(problems: Vec<String>) -> Result<()> {
 /// Resolves every NodeDef input against the GraphDef and the input maps, recording the
 /// map keys used in `used_keys` and an input naming no node in `dangling` (its place then
 /// holds a placeholder: the caller reports `dangling` before using the inputs).
-fn resolve_inputs<'a>(
+pub(super) fn resolve_inputs<'a>(
     gd: &GraphDef,
     index: &HashMap<&str, usize>,
     input_map: &HashMap<&str, &'a Output>,

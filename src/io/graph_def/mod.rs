@@ -17,6 +17,7 @@
 //! # Ok(()) }
 //! ```
 
+mod dangling;
 mod export;
 mod freeze;
 mod functions;
@@ -26,6 +27,7 @@ mod unknown_outputs;
 
 pub use crate::format::proto::{GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER};
 pub use crate::io::model_file::text_format_first_field;
+pub(crate) use dangling::{dangling_references, without_dangling_references};
 pub use freeze::{extract_sub_graph, freeze};
 pub(crate) use import::import_graph_def_logged;
 pub use import::{import_graph_def, ImportGraphDefOptions, ImportResult, ReturnElement};
@@ -67,6 +69,10 @@ pub(crate) fn decode_binary(bytes: prost::bytes::Bytes) -> Result<GraphDef> {
                 crate::format::checkpoint::tensor_slices::V1_CHECKPOINT_ADVICE
             ),
             Sniffed::Other(kind) => format!("the file is {}, not a model", kind.describe()),
+            Sniffed::DamagedV1Checkpoint(what) => format!(
+                "the file is a damaged {}, not a model: {what}",
+                crate::format::checkpoint::tensor_slices::V1_CHECKPOINT.trim_start_matches("a ")
+            ),
             _ => "the file is not a binary GraphDef (a frozen .pb), or it is damaged (truncated?)".to_string(),
         };
         e.context(hint)

@@ -1,13 +1,15 @@
 //! `MetaGraphDef` → graph (`tf.train.import_meta_graph`), with the variable-store fix.
 
 use super::collections::{self, VARIABLE_COLLECTIONS};
-use crate::error::{Error, Result};
-use crate::format::proto::{MetaGraphDef, SaverDef};
+use crate::error::{Code, Error, Result};
+use crate::format::proto::{GraphDef, MetaGraphDef, SaverDef};
 use crate::graph::collections::GLOBAL_VARIABLES;
-use crate::graph::{Graph, Variable};
-use crate::io::graph_def::{import_graph_def_logged, ImportGraphDefOptions};
+use crate::graph::{CollectionItem, Graph, Variable};
+use crate::io::graph_def::{
+    dangling_references, import_graph_def_logged, without_dangling_references, ImportGraphDefOptions,
+};
 use crate::io::model_file::{read_model_file, Model};
-use crate::io::references::all_or_every_error;
+use crate::io::references::{all_or_every_error, merged_error};
 use crate::train::Saver;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -64,6 +66,9 @@ impl Graph {
     /// `NotFound` when a collection entry or the `SaverDef` (its filename and save tensors, its
     /// restore op) names something the graph lacks: every such name is checked and all are
     /// listed in one error (`N names in the meta graph point to nothing in the graph: ...`).
+    /// When the GraphDef has dangling references too (colocation targets, data or control
+    /// inputs), both kinds are listed in one `InvalidArgument` (`N references in the meta
+    /// graph point to nothing in its graph: ...`), the GraphDef's first.
     pub fn import_meta_graph(&self, path: impl AsRef<Path>, options: &ImportMetaGraphOptions) -> Result<Option<Saver>> {
         let path = path.as_ref();
         let meta = read_meta_graph(path)?;
@@ -89,6 +94,19 @@ impl Graph {
         if let Some(ops) = meta.meta_info_def.as_ref().and_then(|m| m.stripped_op_list.as_ref()) {
             import_options = import_options.producer_op_list(ops);
         }
+        let dangling = dangling_references(&gd);
+        if !dangling.is_empty() {
+            // the GraphDef's dangling references fail the import; the meta graph's own (its
+            // collections, its SaverDef) are checked too, so that one error lists them all
+            let beyond = meta_problems_beyond(meta, &gd, &import_options);
+            if !beyond.is_empty() {
+                return Err(merged_error(
+                    Code::InvalidArgument,
+                    [dangling, beyond],
+                    "references in the meta graph point to nothing in its graph",
+                ));
+            }
+        }
         let (imported, log) = import_graph_def_logged(self, &gd, &import_options)?;
         match self.finish_meta_import(meta, &imported.prefix, origin) {
             Ok(saver) => Ok(saver),
@@ -106,22 +124,11 @@ impl Graph {
     fn finish_meta_import(&self, meta: &MetaGraphDef, scope: &str, origin: &str) -> Result<Option<Saver>> {
         // every name the meta graph refers to is resolved first, and all that point nowhere
         // are reported together
-        let mut resolved = Vec::with_capacity(meta.collection_def.len());
-        let mut problems: Vec<Result<()>> = Vec::new();
-        for (name, def) in &meta.collection_def {
-            let mut items = Vec::new();
-            for item in collections::import(self, scope, name, def) {
-                match item {
-                    Ok(it) => items.push(it),
-                    Err(e) => problems.push(Err(e)),
-                }
-            }
-            resolved.push((name, items));
-        }
-        if let Some(def) = &meta.saver_def {
-            problems.extend(saver_def_problems(self, &scoped_saver_def(def, scope)).into_iter().map(Err));
-        }
-        all_or_every_error(problems, "names in the meta graph point to nothing in the graph")?;
+        let (resolved, problems) = self.resolve_meta_references(meta, scope);
+        all_or_every_error(
+            problems.into_iter().map(Err::<(), _>),
+            "names in the meta graph point to nothing in the graph",
+        )?;
         // the variables of imported collection `key`
         let imported = |key: &str| {
             self.variables_from(resolved.iter().filter(|(name, _)| name.as_str() == key).flat_map(|(_, items)| items))
@@ -156,6 +163,47 @@ impl Graph {
             self.register_variable(v, origin);
         }
         Ok(saver)
+    }
+}
+
+impl Graph {
+    /// The items of every collection of `meta` resolved in this graph (the GraphDef imported
+    /// under `scope`), and a `NotFound` for each collection entry or `SaverDef` name that
+    /// points to nothing in it.
+    fn resolve_meta_references<'m>(
+        &self,
+        meta: &'m MetaGraphDef,
+        scope: &str,
+    ) -> (Vec<(&'m String, Vec<CollectionItem>)>, Vec<Error>) {
+        let mut resolved = Vec::with_capacity(meta.collection_def.len());
+        let mut problems = Vec::new();
+        for (name, def) in &meta.collection_def {
+            let mut items = Vec::new();
+            for item in collections::import(self, scope, name, def) {
+                match item {
+                    Ok(it) => items.push(it),
+                    Err(e) => problems.push(e),
+                }
+            }
+            resolved.push((name, items));
+        }
+        if let Some(def) = &meta.saver_def {
+            problems.extend(saver_def_problems(self, &scoped_saver_def(def, scope)));
+        }
+        (resolved, problems)
+    }
+}
+
+/// The messages of the meta graph's own references (collections, SaverDef) that point to
+/// nothing, for a GraphDef `gd` with dangling references: checked in a scratch graph that
+/// imports `gd` with those references cut (empty when even that import fails).
+fn meta_problems_beyond(meta: &MetaGraphDef, gd: &GraphDef, options: &ImportGraphDefOptions) -> Vec<String> {
+    let scratch = Graph::new();
+    match import_graph_def_logged(&scratch, &without_dangling_references(gd), options) {
+        Ok((imported, _)) => {
+            scratch.resolve_meta_references(meta, &imported.prefix).1.into_iter().map(|e| e.message).collect()
+        }
+        Err(_) => Vec::new(),
     }
 }
 

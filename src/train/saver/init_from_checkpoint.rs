@@ -1,11 +1,12 @@
 //! `init_from_checkpoint` (`tf.compat.v1.train.init_from_checkpoint`): makes the initializers
 //! of chosen variables load values from a checkpoint, renaming scopes on the way.
 
+use crate::error::suggest::suggest;
 use crate::error::{Error, Result};
 use crate::format::checkpoint::{resolve_checkpoint_prefix, CheckpointReader};
 use crate::graph::{CollectionItem, Graph, Output, Scope, Variable, VariableRecord};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// `tf.compat.v1.train.init_from_checkpoint(ckpt_dir_or_file, assignment_map)`: replaces the
@@ -67,15 +68,19 @@ pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
     let mut problems: Vec<String> = Vec::new();
     let mut invalid = false;
     let ckpt = prefix.display();
+    // the scopes (`a/`, `a/b/`) of the checkpoint's tensors and of the graph's variables
+    let ckpt_scopes = scopes_of(in_ckpt.keys());
+    let graph_scopes = scopes_of(vars.keys());
     for (tensor_name, graph_name) in &map {
         if let Some(v) = vars.get(graph_name) {
             pairs.push((v.clone(), tensor_name.clone()));
             continue;
         }
         if !(graph_name.ends_with('/')) {
+            let hint = suggest(graph_name, vars.keys().map(String::as_str));
             problems.push(format!(
                 "variable {graph_name} (assignment map entry {tensor_name:?}: {graph_name:?}) is not in the graph; \
-                 to map a whole scope write both names with a trailing '/'"
+                 to map a whole scope write both names with a trailing '/'.{hint}"
             ));
             continue;
         }
@@ -91,10 +96,19 @@ pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
         let under: Vec<&String> =
             vars.keys().filter(|n| scopes.is_empty() || n.starts_with(&format!("{scopes}/"))).collect();
         if under.is_empty() {
+            let hint = suggest(graph_name, graph_scopes.iter().map(String::as_str));
             problems.push(format!(
                 "no variable of the graph is under scope {graph_name:?} (assignment map entry {tensor_name:?}: \
-                 {graph_name:?})"
+                 {graph_name:?}).{hint}"
             ));
+        } else if tensor_name != "/" && !ckpt_scopes.contains(tensor_name) {
+            // a misspelt checkpoint scope: one problem for the entry, not one per variable
+            let hint = suggest(tensor_name, ckpt_scopes.iter().map(String::as_str));
+            problems.push(format!(
+                "no tensor of checkpoint {ckpt} is under scope {tensor_name:?} (assignment map entry \
+                 {tensor_name:?}: {graph_name:?}).{hint}"
+            ));
+            continue;
         }
         for var_name in under {
             // TensorFlow's name arithmetic (checkpoint_utils._init_from_checkpoint).
@@ -112,7 +126,12 @@ pub fn init_from_checkpoint<K: AsRef<str>, V: AsRef<str>>(
     for (v, t) in &pairs {
         match in_ckpt.get(t) {
             None => {
-                problems.push(format!("Tensor {t} (for variable {}) is not found in checkpoint {ckpt}", v.op_name()))
+                let hint = suggest(t, in_ckpt.keys().map(String::as_str));
+                let stop = if hint.is_empty() { "" } else { "." };
+                problems.push(format!(
+                    "Tensor {t} (for variable {}) is not found in checkpoint {ckpt}{stop}{hint}",
+                    v.op_name()
+                ))
             }
             Some((dtype, shape)) => {
                 if !Shape::known(&v.shape()).compatible(&Shape::known(shape)) || *dtype != v.dtype() {
@@ -158,6 +177,17 @@ fn checkpoint_initializer(root: &Scope, prefix: &str, name: &str, dtype: DType) 
     let (op, inner) = root.op_scope("checkpoint_initializer");
     let prefix = crate::ops::constant(&inner.named("prefix"), Tensor::strings(&[], vec![prefix.as_bytes().to_vec()])?)?;
     crate::ops::io_ops::restore_v2(&op, &inner, &prefix, &[name], &[dtype])?.output(0)
+}
+
+/// Every scope of `names`, with its trailing '/': `a/` and `a/b/` for `a/b/c`.
+fn scopes_of<'a>(names: impl Iterator<Item = &'a String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for name in names {
+        for (i, _) in name.match_indices('/') {
+            out.insert(name[..=i].to_string());
+        }
+    }
+    out
 }
 
 /// The variables a graph name can refer to: the variable store, then the global variables.

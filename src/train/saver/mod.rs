@@ -476,7 +476,7 @@ impl Saver {
         let reader = CheckpointReader::open(prefix).map_err(|e| {
             // (a directory's own NotFound names its checkpoints or its stale state file)
             if e.code == Code::NotFound && !prefix.is_dir() {
-                missing_checkpoint_error(prefix, &index_path(prefix), &self.hints)
+                missing_checkpoint_error(prefix, &self.hints)
             } else {
                 e
             }

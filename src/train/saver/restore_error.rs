@@ -43,13 +43,28 @@ impl Default for RestoreHints {
     }
 }
 
-/// `NotFound` for a checkpoint `prefix` without an index file.
-pub(super) fn missing_checkpoint_error(prefix: &Path, index: &Path, hints: &RestoreHints) -> Error {
+/// `NotFound` for a checkpoint `prefix` without an index file: TensorFlow's `Failed to find
+/// any matching files for P`, then what is missing (`no P.index`, with the checkpoints near
+/// it), or, for a path named as one of a checkpoint's files or its `.meta`, the reader's
+/// account of that name (a V1 file to pass instead, the prefix it would stand for).
+pub(super) fn missing_checkpoint_error(prefix: &Path, hints: &RestoreHints) -> Error {
+    use crate::format::checkpoint::{
+        checkpoints_near, index_path, missing_checkpoint_message, names_a_checkpoint_file,
+    };
+    let shown = prefix.display();
+    if names_a_checkpoint_file(prefix) {
+        let why = missing_checkpoint_message(prefix);
+        let why = why.strip_prefix(&format!("checkpoint {shown} not found: ")).unwrap_or(&why);
+        return Error::not_found(format!(
+            "Failed to find any matching files for {shown}: {why} ({})",
+            hints.missing_checkpoint
+        ));
+    }
     Error::not_found(format!(
-        "Failed to find any matching files for {}: no {} ({})",
-        prefix.display(),
-        index.display(),
-        hints.missing_checkpoint
+        "Failed to find any matching files for {shown}: no {} ({}){}",
+        index_path(prefix).display(),
+        hints.missing_checkpoint,
+        checkpoints_near(prefix)
     ))
 }
 
