@@ -73,8 +73,8 @@ fn roll_values_and_errors() {
 
 #[test]
 fn gradients_as_tensorflows() {
-    let types =
-        [("SpaceToDepth", vec!["DepthToSpace"]), ("DepthToSpace", vec!["SpaceToDepth"]), ("Roll", vec!["Neg", "Roll"])];
+    let types: [(&str, &[&str]); 3] =
+        [("SpaceToDepth", &["DepthToSpace"]), ("DepthToSpace", &["SpaceToDepth"]), ("Roll", &["Neg", "Roll"])];
     for (op, want) in types {
         let g = Graph::new();
         let s = g.scope();

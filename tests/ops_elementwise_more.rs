@@ -143,7 +143,9 @@ fn repeated_reduction_axis_is_tensorflows_error() {
     let x = ops::constant(&s, Tensor::new(&[2, 3], (0..6).map(|v| v as f32).collect()).unwrap()).unwrap();
     let b = ops::constant(&s, Tensor::new(&[2, 2], vec![true, false, true, true]).unwrap()).unwrap();
     type Reduce = fn(&Scope, &Output, Option<&[i32]>, bool) -> tensorgraph::Result<Output>;
-    let cases: [(Reduce, &Output, &[i32], &[usize], i32); 7] = [
+    /// A reduction, its input, its axes, the static output shape, the axis named twice.
+    type Case<'a> = (Reduce, &'a Output, &'a [i32], &'a [usize], i32);
+    let cases: [Case; 7] = [
         (ops::reduce_sum, &x, &[0, 0], &[3], 0),
         (ops::reduce_mean, &x, &[1, -1], &[2], 1),
         (ops::reduce_max, &x, &[0, -2], &[3], 0),

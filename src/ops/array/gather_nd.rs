@@ -37,7 +37,7 @@ fn index_name(batch: &[usize], mut i: usize) -> String {
 /// tensor of shape `dims`, each `slice` elements long; `Err(i)` names the first tuple out
 /// of range.
 fn slice_offsets(ids: &[i64], r: usize, dims: &[usize], slice: usize) -> std::result::Result<Vec<usize>, usize> {
-    let n = if r == 0 { ids.len() } else { ids.len() / r };
+    let n = ids.len().checked_div(r).unwrap_or(ids.len());
     let mut strides = vec![slice; r];
     for j in (0..r.saturating_sub(1)).rev() {
         strides[j] = strides[j + 1] * dims[j + 1];

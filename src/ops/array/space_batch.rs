@@ -120,7 +120,7 @@ fn infer_block(ctx: &InferCtx, t: DType, to_space: bool) -> Result<Vec<(DType, S
         return Err(Error::invalid_argument(format!("{what} cannot be negative")));
     }
     let divisible = |n: usize, b: usize| -> Result<usize> {
-        if n % b != 0 {
+        if !n.is_multiple_of(b) {
             return Err(Error::invalid_argument(format!("Dimension size must be evenly divisible by {b} but is {n}")));
         }
         Ok(n / b)
@@ -163,7 +163,7 @@ fn space_to_batch_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
     let mut spatial = Vec::with_capacity(m);
     for (i, (&b, [lo, hi])) in bs.iter().zip(&pads).enumerate() {
         let p = d[1 + i] + lo + hi;
-        if p % b != 0 {
+        if !p.is_multiple_of(b) {
             return Err(Error::invalid_argument(format!(
                 "padded_shape[{i}]={p} is not divisible by block_shape[{i}]={b}"
             )));
@@ -232,7 +232,7 @@ fn batch_to_space_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
     let (bs, crops) = block_args(d, ctx.input(1), ctx.input(2), "crops")?;
     let m = bs.len();
     let nb: usize = bs.iter().product();
-    if d[0] % nb != 0 {
+    if !d[0].is_multiple_of(nb) {
         return Err(Error::invalid_argument(format!(
             "Input batch dimension ({}) is not divisible by product of block sizes ({nb})",
             d[0]
