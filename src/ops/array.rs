@@ -2,7 +2,7 @@
 //! PlaceholderV2, PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, ShapeN, Size, Rank, Fill, ZerosLike, OnesLike,
 //! Cast and ExpandDims. One file per family under `array/`: ConcatV2/Concat/ConcatOffset
 //! (`concat`), Split/SplitV (`split`), DynamicStitch (`stitch`), Pack/Unpack (`stack`), Slice (`slice`), StridedSlice/StridedSliceGrad
-//! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), UnsortedSegmentSum (`segment`),
+//! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), GatherNd/ScatterNd (`gather_nd`), UnsortedSegmentSum (`segment`), SpaceToBatchND/BatchToSpaceND (`space_batch`), SpaceToDepth/DepthToSpace (`depth_space`), Roll (`roll`),
 //! Transpose/InvertPermutation (`transpose`), Squeeze (`squeeze`), Range (`range`),
 //! ReverseV2/ReverseSequence (`reverse`), BroadcastTo (`broadcast_to`), OneHot
 //! (`one_hot`), Unique/ListDiff/Where (`unique`), MirrorPad/MirrorPadGrad (`mirror_pad`) and
@@ -15,7 +15,9 @@
 
 mod broadcast_to;
 mod concat;
+pub(crate) mod depth_space;
 mod gather;
+pub(crate) mod gather_nd;
 mod identity_n;
 mod layout;
 mod mirror_pad;
@@ -24,8 +26,10 @@ pub(crate) mod pad;
 mod pad_slice_grad;
 mod range;
 mod reverse;
+pub(crate) mod roll;
 mod segment;
 mod slice;
+pub(crate) mod space_batch;
 mod split;
 mod squeeze;
 mod stack;
@@ -38,15 +42,19 @@ mod unique;
 
 pub use broadcast_to::{broadcast_to, broadcast_to_shape, BroadcastTo};
 pub use concat::{concat, concat_dyn, concat_v1, Concat, ConcatOffset, ConcatV2};
+pub use depth_space::{depth_to_space, space_to_depth, DepthSpace};
 pub use gather::{gather, gather_dyn, gather_v1, Gather, GatherV2};
+pub use gather_nd::{gather_nd, scatter_nd, GatherNd, ScatterNd};
 pub use identity_n::{identity_n, IdentityN};
 pub use mirror_pad::{mirror_pad, mirror_pad_dyn, mirror_pad_grad_op, MirrorPad, MirrorPadGrad};
 pub use one_hot::{one_hot, OneHot};
 pub use pad::{pad, pad_dyn, pad_v2, pad_v2_dyn, Pad, PadV2};
 pub use range::{range, range_dyn, Range};
 pub use reverse::{reverse, reverse_dyn, reverse_sequence, ReverseSequence, ReverseV2};
+pub use roll::{roll, Roll};
 pub use segment::{unsorted_segment_sum, UnsortedSegmentSum};
 pub use slice::{slice, slice_dyn, Slice};
+pub use space_batch::{batch_to_space_nd, space_to_batch_nd, BatchToSpaceND, SpaceToBatchND};
 pub use split::{split, split_v, Split, SplitV};
 pub use squeeze::{squeeze, Squeeze};
 pub use stack::{stack, unstack, Pack, Unpack};

@@ -19,7 +19,7 @@ pub use epilogue::{Activation, Epilogue};
 pub use matmul::matmul;
 pub(crate) use matmul::{gemm, gemm_uninit, matmul_fused, Dims, Gemm};
 pub use num::{Float, Num};
-pub use reduce::{normalize_axes, reduce, reduced_shape};
+pub use reduce::{normalize_axes, normalize_distinct_axes, reduce, reduced_shape};
 pub(crate) use scratch::with_scratch;
 
 /// Dispatches `$body` over the numeric dtypes float32, float64, int32 and int64, binding

@@ -4,7 +4,30 @@ use super::parallel;
 use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, Element, Tensor};
 
-/// Turns possibly negative `axes` into sorted, unique axes below `rank`.
+/// As [`normalize_axes`], for a reduction kernel: an axis named twice (after negative
+/// axes are counted from the end) is TensorFlow's `InvalidArgument` "Invalid reduction
+/// arguments: Axes contains duplicate dimension: N" (shape inference accepts it, the
+/// kernel refuses it, as TensorFlow's `ReductionHelper::Simplify`).
+pub fn normalize_distinct_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>> {
+    let mut seen = vec![false; rank];
+    for &a in axes {
+        let r = rank as i64;
+        if rank == 0 || !(-r..r).contains(&a) {
+            continue; // left to normalize_axes: its message and its rank-0 rule
+        }
+        let i = ((a + r) % r) as usize;
+        if seen[i] {
+            return Err(Error::invalid_argument(format!(
+                "Invalid reduction arguments: Axes contains duplicate dimension: {i}"
+            )));
+        }
+        seen[i] = true;
+    }
+    normalize_axes(axes, rank)
+}
+
+/// Turns possibly negative `axes` into sorted, unique axes below `rank` (an axis named
+/// twice counts once, as TensorFlow's shape functions).
 /// Errors: `InvalidArgument` for an axis out of range.
 pub fn normalize_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>> {
     let mut out = Vec::with_capacity(axes.len());

@@ -12,7 +12,8 @@
 //! - [`unary`] holds the element-wise one-input mechanism ([`UnaryOp`]);
 //! - [`functions`] holds Square, Sqrt, Rsqrt, Exp, Log, Reciprocal and their gradient helpers
 //!   SqrtGrad, RsqrtGrad, ReciprocalGrad;
-//! - [`special`] holds Erf, Erfc;
+//! - [`special`] holds Erf, Erfc; [`elementary`] Log1p, Expm1, Sin, Cos, Tan;
+//!   [`float_class`] IsFinite, IsNan, IsInf;
 //! - [`reduction`] holds Sum, Mean, Max, Min, Prod, All, Any, ArgMax and ArgMin (their
 //!   builders `reduce_*` in `reduce_builders`);
 //! - [`matmul`](mod@matmul) holds MatMul; [`batch_matmul`](mod@batch_matmul)
@@ -32,7 +33,9 @@ pub mod clip;
 pub mod compare;
 pub mod cumulative;
 pub mod einsum;
+pub mod elementary;
 pub mod equality;
+pub mod float_class;
 pub mod functions;
 pub mod fused_matmul;
 pub mod legacy;
@@ -61,7 +64,9 @@ pub use clip::{clip_by_value, l2_loss};
 pub use compare::{equal, greater, greater_equal, less, less_equal};
 pub use cumulative::{cumprod, cumprod_dyn, cumsum, cumsum_dyn};
 pub use einsum::einsum;
+pub use elementary::{cos, expm1, log1p, sin, tan};
 pub use equality::not_equal;
+pub use float_class::{is_finite, is_inf, is_nan};
 pub use functions::{exp, log, reciprocal, rsqrt, sqrt, square};
 pub use legacy::{add_v1, div_v1, inv};
 pub use logical::{logical_and, logical_not, logical_or};
@@ -90,6 +95,8 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         .chain(compare::DEFS)
         .chain(functions::DEFS)
         .chain(special::DEFS)
+        .chain(elementary::DEFS)
+        .chain(float_class::DEFS)
         .chain(reduction::DEFS)
         .chain(matmul::DEFS)
         .chain(fused_matmul::DEFS)

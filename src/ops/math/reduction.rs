@@ -13,7 +13,7 @@ use crate::ops::array::{
     broadcast_to, cast, constant, dynamic_stitch, fill, int_values, ones_like, range_dyn, reshape, reshape_to, shape,
     size,
 };
-use crate::ops::kernels::{normalize_axes, reduce, reduced_shape, Num};
+use crate::ops::kernels::{normalize_axes, normalize_distinct_axes, reduce, reduced_shape, Num};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
@@ -46,7 +46,9 @@ enum Kind {
 /// A reduction `op(input, reduction_indices)` over constant or computed axes, any number
 /// of them (negative axes count from the end; attrs `T`, `Tidx`, `keep_dims`): `Sum`,
 /// `Mean`, `Max`, `Min` and `Prod` for float32, float64, int32, int64; `All` and `Any`
-/// (no `T`) for bool. Errors: `InvalidArgument` for an axis out of range, `Max` over an
+/// (no `T`) for bool. Errors: `InvalidArgument` for an axis out of range, an axis named
+/// twice (when run, TensorFlow's "Axes contains duplicate dimension"; the shape function
+/// counts it once, as TensorFlow's), `Max` over an
 /// empty tensor (`Min` gives the dtype's largest value, as TensorFlow), a non-bool
 /// `keep_dims` or another dtype (when the session prepares the node; `Prod`, `All` and
 /// `Any` refuse other dtypes at build time). Gradients: Sum, Mean, Max, Min and Prod as
@@ -291,7 +293,7 @@ struct ReduceKernel {
 impl Kernel for ReduceKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         let x = ctx.input(0);
-        let axes = normalize_axes(&int_values(ctx.input(1))?, x.rank())?;
+        let axes = normalize_distinct_axes(&int_values(ctx.input(1))?, x.rank())?;
         Ok(vec![(self.f)(x, &axes, self.keep_dims)?])
     }
 }
