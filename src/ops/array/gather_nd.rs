@@ -68,7 +68,7 @@ fn tuple_text(ids: &[i64], r: usize, i: usize) -> String {
 /// `bad_indices_policy`: "" and "DEFAULT" only, which check every index on CPU). Errors:
 /// `InvalidArgument` for scalar indices or `r > rank(params)` (at build time when the
 /// shapes are known, TensorFlow's messages) and, when run, for an index tuple out of
-/// range ("indices[1] = [1, 3] does not index into param shape [2,3,4], node name: ...").
+/// range (`indices[1] = [1, 3] does not index into param shape [2,3,4], node name: ...`).
 /// Gradient (`_GatherNdGrad`, densified): `ScatterNd(indices, grad, Shape(params))`.
 pub struct GatherNd;
 impl RegisteredOp for GatherNd {
@@ -171,7 +171,7 @@ fn gather_nd_kernel(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
 /// `updates` has shape `indices.shape[:-1] + shape[r:]`. float32, float64, int32, int64.
 /// Errors: `InvalidArgument` for updates of the wrong shape (at build time when known,
 /// TensorFlow's message) and, when run, a negative `shape` or an index tuple out of range
-/// ("indices[1] = [8] does not index into shape [8]"). Gradient (`_ScatterNdGrad`):
+/// (`indices[1] = [8] does not index into shape [8]`). Gradient (`_ScatterNdGrad`):
 /// `GatherNd(grad, indices)` for `updates`.
 pub struct ScatterNd;
 impl RegisteredOp for ScatterNd {
