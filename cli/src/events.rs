@@ -100,14 +100,13 @@ fn event_json(file: &str, e: &Event, tag: Option<&str>) -> Vec<Value> {
         _ if tag.is_some() => vec![],
         Some(EventKind::FileVersion(v)) => vec![with(base, json!({"kind": "file_version", "value": v}))],
         Some(EventKind::GraphDef(b)) => {
-            let nodes = prost::Message::decode(b.as_slice()).map(|g: GraphDef| g.node.len()).ok();
-            vec![with(base, json!({"kind": "graph_def", "value": {"bytes": b.len(), "nodes": nodes}}))]
+            let nodes = prost::Message::decode(b.as_slice()).map(|g: GraphDef| g.node.len());
+            vec![with(base, graph_json("graph_def", b.len(), nodes))]
         }
         Some(EventKind::MetaGraphDef(b)) => {
-            let nodes = prost::Message::decode(b.as_slice())
-                .map(|m: MetaGraphDef| m.graph_def.map_or(0, |g| g.node.len()))
-                .ok();
-            vec![with(base, json!({"kind": "meta_graph_def", "value": {"bytes": b.len(), "nodes": nodes}}))]
+            let nodes =
+                prost::Message::decode(b.as_slice()).map(|m: MetaGraphDef| m.graph_def.map_or(0, |g| g.node.len()));
+            vec![with(base, graph_json("meta_graph_def", b.len(), nodes))]
         }
         Some(EventKind::SessionLog(l)) => {
             let status = ["UNSPECIFIED", "START", "STOP", "CHECKPOINT"].get(l.status as usize).copied().unwrap_or("?");
@@ -121,6 +120,17 @@ fn event_json(file: &str, e: &Event, tag: Option<&str>) -> Vec<Value> {
         }
         Some(EventKind::LogMessage(m)) => vec![with(base, json!({"kind": "log_message", "value": m.message}))],
         None => vec![with(base, json!({"kind": "none"}))],
+    }
+}
+
+/// A graph event as JSON: its size and node count, or, for bytes that do not decode, why
+/// (`"nodes": null` and `"error"`), so a damaged graph is not shown as an empty one.
+fn graph_json(kind: &str, bytes: usize, nodes: Result<usize, prost::DecodeError>) -> Value {
+    match nodes {
+        Ok(n) => json!({"kind": kind, "value": {"bytes": bytes, "nodes": n}}),
+        Err(e) => {
+            json!({"kind": kind, "value": {"bytes": bytes, "nodes": null, "error": format!("not a {}: {e}", if kind == "graph_def" { "GraphDef" } else { "MetaGraphDef" })}})
+        }
     }
 }
 
@@ -143,9 +153,10 @@ fn text_line(o: &Value) -> String {
             format!("{}  image  {}x{}x{}", o["tag"].as_str().unwrap_or(""), v["height"], v["width"], v["colorspace"])
         }
         "tensor" => format!("{}  tensor  {}", o["tag"].as_str().unwrap_or(""), v),
-        "graph_def" | "meta_graph_def" => {
-            format!("{}  {} nodes, {} bytes", o["kind"].as_str().unwrap_or(""), v["nodes"], v["bytes"])
-        }
+        "graph_def" | "meta_graph_def" => match v["error"].as_str() {
+            Some(e) => format!("{}  {} bytes, {e}", o["kind"].as_str().unwrap_or(""), v["bytes"]),
+            None => format!("{}  {} nodes, {} bytes", o["kind"].as_str().unwrap_or(""), v["nodes"], v["bytes"]),
+        },
         "file_version" => format!("file_version  {}", v.as_str().unwrap_or("")),
         k => format!("{k}  {}", v),
     };

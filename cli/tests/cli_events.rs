@@ -173,3 +173,28 @@ fn a_tensor_summary_too_large_to_show_is_shown_by_its_shape() {
     assert_eq!(row["step"], 1);
     assert_eq!(row["value"], serde_json::json!({"shape": [1073741824], "elements": 1073741824, "values": "not shown"}));
 }
+
+/// A graph event whose bytes are not a GraphDef is shown as such, not as a graph of no nodes.
+#[test]
+fn a_graph_event_that_does_not_decode_says_so() {
+    use tensorgraph::format::proto::{Event, EventKind};
+    use tensorgraph::train::summary::FileWriter;
+    let dir = tempfile::tempdir().unwrap();
+    let w = FileWriter::new(dir.path()).unwrap();
+    w.add_event(Event {
+        wall_time: 1.0,
+        step: 0,
+        what: Some(EventKind::GraphDef(vec![0xff, 0xff])),
+        source_metadata: None,
+    })
+    .unwrap();
+    w.close().unwrap();
+    let o = ok(&["events", &s(dir.path())]);
+    let line = o.stdout.lines().find(|l| l.contains("graph_def")).unwrap();
+    assert!(line.contains("graph_def  2 bytes, not a GraphDef: "), "{line}");
+    let o = ok(&["events", &s(dir.path()), "--json"]);
+    let row: Value =
+        o.stdout.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|r| r["kind"] == "graph_def").unwrap();
+    assert_eq!(row["value"]["nodes"], Value::Null);
+    assert!(row["value"]["error"].as_str().unwrap().starts_with("not a GraphDef: "), "{row}");
+}
