@@ -7,11 +7,21 @@
 use serde_json::Value;
 use tensorgraph::ops::{self, WhileOptions};
 use tensorgraph::train::gradients;
-use tensorgraph::{Code, DType, Graph, Output, Session, Shape, Tensor};
+use tensorgraph::{Code, DType, Graph, Output, Scope, Session, Shape, Tensor};
 
 fn expected() -> Value {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/while_loop/inside_loop.json");
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// The loops' inputs: placeholders `x` (the first v) and `w`, the counter's start 0 and
+/// its bound 3.
+fn loop_inputs(s: &Scope) -> [Output; 4] {
+    let x = ops::placeholder(&s.named("x"), DType::Float, Shape::scalar()).unwrap();
+    let w = ops::placeholder(&s.named("w"), DType::Float, Shape::scalar()).unwrap();
+    let i0 = ops::constant(s, Tensor::scalar(0i32)).unwrap();
+    let three = ops::constant(s, Tensor::scalar(3i32)).unwrap();
+    [x, w, i0, three]
 }
 
 /// v <- tanh(v w) over 3 steps from x, acc summing each step's gradient of tanh(v w)
@@ -20,10 +30,7 @@ fn expected() -> Value {
 fn per_step(wrt: &str) -> (Graph, Result<(Output, Output), tensorgraph::Error>) {
     let g = Graph::new();
     let s = g.scope();
-    let x = ops::placeholder(&s.named("x"), DType::Float, Shape::scalar()).unwrap();
-    let w = ops::placeholder(&s.named("w"), DType::Float, Shape::scalar()).unwrap();
-    let i0 = ops::constant(&s, Tensor::scalar(0i32)).unwrap();
-    let three = ops::constant(&s, Tensor::scalar(3i32)).unwrap();
+    let [x, w, i0, three] = loop_inputs(&s);
     let acc0 = ops::constant(&s, Tensor::scalar(0f32)).unwrap();
     let r = ops::while_loop(
         &s,
@@ -96,10 +103,7 @@ fn the_initial_value_of_a_loop_variable_from_inside_the_body_is_tensorflows_erro
 fn loop_with_inside() -> (Graph, Output, Output, Output) {
     let g = Graph::new();
     let s = g.scope();
-    let x = ops::placeholder(&s.named("x"), DType::Float, Shape::scalar()).unwrap();
-    let w = ops::placeholder(&s.named("w"), DType::Float, Shape::scalar()).unwrap();
-    let i0 = ops::constant(&s, Tensor::scalar(0i32)).unwrap();
-    let three = ops::constant(&s, Tensor::scalar(3i32)).unwrap();
+    let [x, w, i0, three] = loop_inputs(&s);
     let inside = std::cell::RefCell::new(None);
     let r = ops::while_loop(
         &s,
