@@ -45,6 +45,29 @@ fn a_fresh_read_of_a_resource_variable_after_an_update_sees_the_update() {
 }
 
 #[test]
+fn a_resource_variable_used_as_a_tensor_under_control_dependencies_is_read_after_them() {
+    // the README idiom: `identity(v)` with v's value; TF's `tf.identity(ticks, name="after")`
+    // under control_dependencies([bump]) makes `after/ReadVariableOp` there
+    let g = Graph::new();
+    let s = g.scope();
+    let c = ops::constant(&s.sub("ticks/Initializer"), Tensor::scalar(0f32)).unwrap();
+    let ticks = s.variable_with("ticks", VariableOptions::resource(), |_| Ok(c)).unwrap();
+    let one = ops::constant(&s, Tensor::scalar(1f32)).unwrap();
+    let bump = ticks.assign_add(&s, &one).unwrap();
+    let deps = s.with_control_dependencies(&[&bump.op()]);
+    let after = ops::identity(&deps.named("after"), ticks.value()).unwrap();
+    let read = g.operation_by_name("after/ReadVariableOp").unwrap();
+    assert_eq!(read.op_type(), "ReadVariableOp");
+    assert_eq!(after.op().node().inputs, [(read.id(), 0)]);
+    assert_eq!(read.node().control_inputs, [bump.op().id()]);
+    // outside the dependencies the snapshot is used as before
+    let plain = ops::identity(&s.named("plain"), ticks.value()).unwrap();
+    assert_eq!(plain.op().node().inputs, [ticks.value().key()]);
+    let init = s.global_variables_initializer().unwrap();
+    assert_eq!(three_fetches(&g, &init.name(), &after), [1.0, 2.0, 3.0]);
+}
+
+#[test]
 fn a_consumer_that_runs_before_the_update_sees_the_old_value() {
     // old = ticks * 1 runs first (bump waits for it), then bump: old is 0, not 1
     let g = Graph::new();

@@ -33,7 +33,8 @@ pub(crate) struct VariableRecord {
 /// its value, the `ws/w/read:0` snapshot ([`Variable::value`]; resource variables:
 /// `ws/w/Read/ReadVariableOp:0`), so it can be passed wherever an [`Output`] is expected.
 /// [`Variable::read`] makes a fresh read instead, as TensorFlow does for each use of a
-/// resource variable.
+/// resource variable; an op built under control dependencies does so by itself for a
+/// resource variable's snapshot (see [`Variable::value`]).
 #[derive(Clone, Debug)]
 pub struct Variable {
     pub(crate) value: Output,
@@ -117,10 +118,12 @@ impl Variable {
     /// The value snapshot `v/read:0` (resource variables: `v/Read/ReadVariableOp:0`), made
     /// once with the variable. For a reference variable it aliases the variable's buffer, so
     /// an op run after an update sees the new value. A resource variable's snapshot is a
-    /// read of its own that may run before an update: for a read ordered by a scope's
-    /// control dependencies (`after = identity(v)` under `control_dependencies([bump])`,
-    /// where TensorFlow makes a fresh `ReadVariableOp` for each use of a resource variable)
-    /// use [`Variable::read`] or [`Variable::read_value`] in that scope.
+    /// read of its own; so that `after = identity(v)` built under
+    /// `control_dependencies([bump])` sees the update as in TensorFlow (which makes a fresh
+    /// `ReadVariableOp` for each use of a resource variable), an op built in a scope with
+    /// control dependencies that takes this snapshot as an input gets a fresh
+    /// `<op>/ReadVariableOp` made under those dependencies instead. For a read before an
+    /// update, make one with [`Variable::read`] outside the dependencies and pass that.
     pub fn value(&self) -> &Output {
         &self.value
     }

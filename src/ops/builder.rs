@@ -4,7 +4,7 @@
 
 use super::{lookup, schema, InferCtx};
 use crate::error::{Error, Result};
-use crate::graph::{check_op_name, Node, OpBuilder, Operation, Output};
+use crate::graph::{check_op_name, Node, OpBuilder, Operation, Output, Scope};
 use crate::tensor::Shape;
 
 impl OpBuilder<'_> {
@@ -43,6 +43,7 @@ impl OpBuilder<'_> {
             return Err(crate::graph::finalized_error(&format!("op '{name}' ({})", self.op_type)));
         }
         check_op_name(&name)?;
+        let inputs = fresh_reads_under_control_deps(self.scope, &name, self.inputs)?;
         // every attr TensorFlow's Python would set: the given ones, then the defaults
         let mut attrs = self.attrs;
         schema::add_default_attrs(def.op_type(), &mut attrs);
@@ -50,7 +51,7 @@ impl OpBuilder<'_> {
         let mut node = Node {
             name: name.clone(),
             op_type: def.op_type(),
-            inputs: self.inputs.iter().map(|o| (o.op, o.index)).collect(),
+            inputs: inputs.iter().map(|o| (o.op, o.index)).collect(),
             control_inputs: self
                 .scope
                 .control_deps
@@ -68,7 +69,7 @@ impl OpBuilder<'_> {
             // inference reads constant inputs from the graph; it takes no lock itself
             let g = graph.read();
             let input_types: Vec<(crate::tensor::DType, Shape)> =
-                self.inputs.iter().map(|o| g.nodes[o.op].outputs[o.index].clone()).collect();
+                inputs.iter().map(|o| g.nodes[o.op].outputs[o.index].clone()).collect();
             let ctx = InferCtx { nodes: &g.nodes, node: &node, inputs: &input_types };
             let outputs = def.infer(&ctx).map_err(|e| e.context(format!("op '{name}' ({})", self.op_type)))?;
             drop(g);
@@ -81,4 +82,46 @@ impl OpBuilder<'_> {
     pub fn build_output(self) -> Result<Output> {
         self.build()?.output(0)
     }
+}
+
+/// The inputs of op `name`, where the scope has control dependencies, with each resource
+/// variable's value snapshot (`v/Read/ReadVariableOp:0`, what a [`crate::Variable`] derefs to)
+/// replaced by a fresh `name/ReadVariableOp` of its handle made in the same scope, so the read
+/// runs after those dependencies. TensorFlow makes a fresh `ReadVariableOp` in the current
+/// control-dependency context for every use of a resource variable as a tensor, so
+/// `identity(v)` under `control_dependencies([v.assign_add(1)])` sees the new value; a
+/// reference variable's `v/read` aliases the variable's buffer and needs no new read.
+fn fresh_reads_under_control_deps(scope: &Scope, name: &str, inputs: Vec<Output>) -> Result<Vec<Output>> {
+    if scope.control_deps.is_empty() {
+        return Ok(inputs);
+    }
+    let handles: Vec<Option<usize>> = {
+        let g = scope.graph.read();
+        inputs.iter().map(|o| resource_snapshot_handle(&g.nodes, o)).collect()
+    };
+    if handles.iter().all(Option::is_none) {
+        return Ok(inputs);
+    }
+    let read_scope = scope.name_scope(&format!("{name}/"));
+    inputs
+        .into_iter()
+        .zip(handles)
+        .map(|(input, handle)| match handle {
+            Some(h) => super::read_variable_op(&read_scope, &Output { graph: scope.graph.clone(), op: h, index: 0 }),
+            None => Ok(input),
+        })
+        .collect()
+}
+
+/// The `VarHandleOp` whose value snapshot `o` is: a `ReadVariableOp` named
+/// `<handle>/Read/ReadVariableOp` reading that handle, as `tf.Variable(use_resource=True)` makes.
+fn resource_snapshot_handle(nodes: &[std::sync::Arc<Node>], o: &Output) -> Option<usize> {
+    let n = &nodes[o.op];
+    if n.op_type != "ReadVariableOp" || o.index != 0 {
+        return None;
+    }
+    let &(h, 0) = n.inputs.first()? else { return None };
+    let handle = &nodes[h];
+    (handle.op_type == "VarHandleOp" && n.name.strip_suffix("/Read/ReadVariableOp") == Some(handle.name.as_str()))
+        .then_some(h)
 }
