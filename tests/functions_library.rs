@@ -78,10 +78,40 @@ fn a_well_formed_call_runs() {
     assert_eq!(out[0].as_slice::<f32>().unwrap(), &[-1., 2.]);
 }
 
+/// Imports `gd` (a call graph whose call `c` cannot be instantiated): the import keeps `c`
+/// and warns naming it, a run that does not need `c` runs, and fetching `c:0` fails with the
+/// instantiation's error, which is returned (TensorFlow too runs the graph's other fetches).
+fn run_err(gd: &GraphDef) -> tensorgraph::Error {
+    let g = Graph::new();
+    let r = import_graph_def(&g, gd, &ImportGraphDefOptions::new().prefix("")).unwrap();
+    let warning = r.warning().unwrap();
+    assert!(warning.contains("1 function call(s) cannot be instantiated: 'c' ("), "{warning}");
+    assert!(warning.ends_with("they were kept, and only a run that needs one of them fails"), "{warning}");
+    let sess = Session::new(&g).unwrap();
+    let x = g.tensor_by_name("x:0").unwrap();
+    let t = || Tensor::new(&[2], vec![1f32, -2.]).unwrap();
+    let neg = tensorgraph::ops::neg(&g.scope(), &x).unwrap();
+    assert_eq!(sess.run(&[(&x, t())], &[&neg], &[]).unwrap()[0].as_slice::<f32>().unwrap(), &[-1., 2.]);
+    let c = g.tensor_by_name("c:0").unwrap();
+    let e = sess.run(&[(&x, t())], &[&c], &[]).unwrap_err();
+    assert!(e.message.starts_with("the run needs node 'c', a function call kept uninstantiated on import: "), "{e}");
+    assert!(e.message.ends_with("; feed or fetch around it"), "{e}");
+    assert!(
+        warning.contains(
+            &e.message["the run needs node 'c', a function call kept uninstantiated on import: ".len()
+                ..e.message.len() - "; feed or fetch around it".len()]
+        ),
+        "{warning}"
+    );
+    // written back as it was read
+    assert_eq!(g.to_graph_def().node_named("c"), gd.node_named("c"));
+    e
+}
+
 #[test]
 fn an_unknown_op_in_a_body_is_named_with_its_function() {
     let body = r#"node_def { name: "m" op: "Frobnicate" input: "a" } ret { key: "out" value: "m:y:0" }"#;
-    let e = import(&call_graph(r#"input: "x""#, "F", body)).unwrap_err();
+    let e = run_err(&call_graph(r#"input: "x""#, "F", body));
     assert_eq!(e.code, Code::Unimplemented, "{e}");
     assert!(
         e.message.contains("function 'F' cannot be instantiated: its node 'm' has op type 'Frobnicate', which tensorgraph does not implement"),
@@ -91,7 +121,7 @@ fn an_unknown_op_in_a_body_is_named_with_its_function() {
 
 #[test]
 fn a_missing_function_is_named() {
-    let e = import(&call_graph(r#"input: "x""#, "G", NEG)).unwrap_err();
+    let e = run_err(&call_graph(r#"input: "x""#, "G", NEG));
     assert_eq!(e.code, Code::NotFound, "{e}");
     assert!(
         e.message
@@ -102,7 +132,7 @@ fn a_missing_function_is_named() {
 
 #[test]
 fn an_arg_count_mismatch_is_named() {
-    let e = import(&call_graph(r#"input: "x" input: "x""#, "F", NEG)).unwrap_err();
+    let e = run_err(&call_graph(r#"input: "x" input: "x""#, "F", NEG));
     assert_eq!(e.code, Code::InvalidArgument, "{e}");
     assert!(
         e.message
@@ -114,7 +144,7 @@ fn an_arg_count_mismatch_is_named() {
 #[test]
 fn a_body_reading_a_missing_node_is_named() {
     let body = r#"node_def { name: "m" op: "Neg" input: "nothere:y:0" attr { key: "T" value { type: DT_FLOAT } } } ret { key: "out" value: "m:y:0" }"#;
-    let e = import(&call_graph(r#"input: "x""#, "F", body)).unwrap_err();
+    let e = run_err(&call_graph(r#"input: "x""#, "F", body));
     assert!(
         e.message.contains("function 'F' cannot be instantiated: node 'm' reads 'nothere:y:0', which is neither an input arg nor a node of the function"),
         "{e}"
@@ -124,7 +154,7 @@ fn a_body_reading_a_missing_node_is_named() {
 #[test]
 fn a_recursive_function_is_refused() {
     let body = r#"node_def { name: "m" op: "F" input: "a" } ret { key: "out" value: "m:out:0" }"#;
-    let e = import(&call_graph(r#"input: "x""#, "F", body)).unwrap_err();
+    let e = run_err(&call_graph(r#"input: "x""#, "F", body));
     assert!(e.message.contains("function 'F' cannot be instantiated: it calls itself"), "{e}");
 }
 

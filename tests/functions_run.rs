@@ -213,3 +213,32 @@ fn while_loops_with_data_dependent_trip_counts() {
         check(&format!("while_n{n}"), None);
     }
 }
+
+#[test]
+fn a_function_that_cannot_be_instantiated_fails_only_the_runs_that_call_it() {
+    // TF's Defun graph with AffineAndDiff's `Sub` renamed to an op type nobody has: the
+    // import keeps the calls of it, and `sq_f32`/`sq_f64` (another function) still run to
+    // TensorFlow's values, as in TensorFlow 2.21, which fails only a run that needs the call
+    let text = std::fs::read_to_string(data_dir().join("defun.pbtxt")).unwrap();
+    let gd = graph_def_from_text(&text.replace(r#"op: "Sub""#, r#"op: "FancySub""#)).unwrap();
+    let gd = extract_sub_graph(&gd, DEFUN_FORWARD).unwrap();
+    let g = Graph::new();
+    let r = import_graph_def(&g, &gd, &ImportGraphDefOptions::new().prefix("")).unwrap();
+    let warning = r.warning().unwrap();
+    assert!(warning.starts_with("2 function call(s) cannot be instantiated: 'call' (function 'AffineAndDiff' cannot be instantiated: its node 'sub_0' has op type 'FancySub'"), "{warning}");
+    assert!(
+        warning.contains("'outer_call' (in function 'Outer': function 'AffineAndDiff' cannot be instantiated"),
+        "{warning}"
+    );
+    let sess = check_on(&g, "defun_generic");
+    let feeds = feeds_of(&g, &case("defun_generic"));
+    let feeds: Vec<(&Output, Tensor)> = feeds.iter().map(|(o, t)| (o, t.clone())).collect();
+    for call in ["call:0", "outer_call:0"] {
+        let e = sess.run(&feeds, &[&g.tensor_by_name(call).unwrap()], &[]).unwrap_err();
+        assert_eq!(e.code, tensorgraph::Code::Unimplemented, "{e}");
+        assert!(
+            e.message.contains("its node 'sub_0' has op type 'FancySub', which tensorgraph does not implement"),
+            "{e}"
+        );
+    }
+}

@@ -102,8 +102,7 @@ pub fn op_counts_text(types: &[(&str, usize)]) -> String {
 /// types tensorgraph does not implement (the library's warning): `warning: m.pb: 2 node(s) have op types tensorgraph does not implement:
 /// Bucketize (2); they were kept, and only a run that needs one of them fails`.
 pub fn warn_unknown_ops(graph: &tensorgraph::Graph, path: &Path) {
-    let types: Vec<String> = graph.unknown_ops().iter().map(|op| op.op_type()).collect();
-    let Some(warning) = ops::unknown::unknown_ops_warning(types.iter().map(String::as_str)) else { return };
+    let Some(warning) = ops::unknown::unknown_ops_warning_for(&graph.unknown_ops()) else { return };
     eprintln!("warning: {}: {warning}", path.display());
 }
 

@@ -29,6 +29,9 @@ pub(crate) struct FunctionRecords {
     pub calls: HashMap<usize, CallRecord>,
     /// Nodes made by instantiating a function body (by id).
     pub instantiated: HashSet<usize>,
+    /// Call nodes (by id) whose function could not be instantiated, kept as ops
+    /// tensorgraph cannot run: (node name, the instantiation's error).
+    pub uninstantiable: HashMap<usize, (String, crate::error::Error)>,
 }
 
 impl FunctionRecords {
@@ -36,6 +39,7 @@ impl FunctionRecords {
     pub(crate) fn truncate(&mut self, base: usize) {
         self.calls.retain(|&id, _| id < base);
         self.instantiated.retain(|&id| id < base);
+        self.uninstantiable.retain(|&id, _| id < base);
     }
 
     /// Adds `library`'s functions and gradients not already in the graph's library

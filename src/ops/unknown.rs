@@ -77,6 +77,35 @@ pub fn unknown_ops_warning<'a>(op_types: impl IntoIterator<Item = &'a str>) -> O
     ))
 }
 
+/// The warning for the unknown ops `ops` of one graph, one line: [`unknown_ops_warning`]
+/// for those of op types tensorgraph does not implement, and for function calls an import
+/// kept because their function cannot be instantiated, `1 function call(s) cannot be
+/// instantiated: 'call' (function 'F' cannot be instantiated: ...); they were kept, and only
+/// a run that needs one of them fails`. `None` when `ops` is empty.
+pub fn unknown_ops_warning_for(ops: &[Operation]) -> Option<String> {
+    let graph = ops.first()?.graph().clone();
+    let g = graph.read();
+    let mut calls = Vec::new();
+    let mut types = Vec::new();
+    for op in ops {
+        match g.functions.uninstantiable.get(&op.id()) {
+            Some((name, e)) => calls.push(format!("'{name}' ({})", e.message)),
+            None => types.push(g.nodes[op.id()].op_type),
+        }
+    }
+    let calls = (!calls.is_empty()).then(|| {
+        format!(
+            "{} function call(s) cannot be instantiated: {}; they were kept, and only a run that needs one of them fails",
+            calls.len(),
+            calls.join(", ")
+        )
+    });
+    match (unknown_ops_warning(types), calls) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
 /// `'a' (Bucketize), 'b' (Foo)`.
 fn node_list(nodes: &[(String, &str)]) -> String {
     nodes.iter().map(|(name, op)| format!("'{name}' ({op})")).collect::<Vec<_>>().join(", ")

@@ -220,6 +220,14 @@ impl Plan {
             .map(|n| (n.name.clone(), n.op_type))
             .collect();
         if !unknown.is_empty() && !ops.iter().any(|n| control_flow(n.op_type) == Some(ControlFlow::Switch)) {
+            // a function call import could not instantiate: its own error, with the node
+            let uninstantiable = g.functions.uninstantiable.values();
+            if let Some((name, e)) = uninstantiable.filter(|(name, _)| unknown.iter().any(|(n, _)| n == name)).next() {
+                return Err(Error::new(
+                    e.code,
+                    format!("the run needs node '{name}', a function call kept uninstantiated on import: {}; feed or fetch around it", e.message),
+                ));
+            }
             return Err(ops::unknown::unknown_ops_error(&unknown));
         }
         let src_item = |src: &(usize, usize)| -> Option<usize> {

@@ -127,9 +127,10 @@ impl ImportResult {
     /// The warning for [`ImportResult::unknown_ops`], one line with their op types and
     /// node counts (`2 node(s) have op types tensorgraph does not implement: Bucketize (2);
     /// they were kept, and only a run that needs one of them fails`); `None` when there are none.
+    /// Function calls kept because their function cannot be instantiated are named with why
+    /// ([`ops::unknown::unknown_ops_warning_for`]).
     pub fn warning(&self) -> Option<String> {
-        let types: Vec<String> = self.unknown_ops.iter().map(Operation::op_type).collect();
-        ops::unknown::unknown_ops_warning(types.iter().map(String::as_str))
+        ops::unknown::unknown_ops_warning_for(&self.unknown_ops)
     }
 
     fn out_of_range(&self, i: usize) -> Error {
@@ -199,7 +200,9 @@ impl<'a> Inputs<'a> {
 ///
 /// Each node's attrs are checked against TensorFlow's `OpDef` of its type
 /// ([`ops::schema::validate_node_def`]) and attrs left out that have a default get it
-/// ([`ops::schema::add_default_attrs`]), as TensorFlow's importer does.
+/// ([`ops::schema::add_default_attrs`]), as TensorFlow's importer does. An attr the
+/// `OpDef` does not declare is kept unchecked and exported again, not read by the kernel
+/// ([`ops::schema::declares_attr`]), as TensorFlow 2.21's `import_graph_def` keeps it.
 ///
 /// The GraphDef's `versions` count as TensorFlow counts them (absent: version 0): shape
 /// inference follows the lower of the graph's and the GraphDef's producer (a `Placeholder`
@@ -333,7 +336,9 @@ fn import_under(
         // TensorFlow's graph constructor: an op removed at or before the producer is refused
         ops::schema::check_op_deprecation(&n.op, producer.unwrap_or(0))
             .map_err(|e| Error::new(e.code, format!("{} (node '{}')", e.message, n.name)))?;
-        let attrs = n.attr.iter().filter(|(k, _)| !new_defaults.contains(&k.as_str()));
+        // an undeclared attr is kept unchecked, as TensorFlow's importer keeps it
+        let attrs =
+            n.attr.iter().filter(|(k, _)| !new_defaults.contains(&k.as_str()) && ops::schema::declares_attr(&n.op, k));
         ops::schema::validate_node_def_attrs(&n.name, &n.op, attrs, producer)?;
         if !new_defaults.is_empty() {
             dropped.insert(defs.len(), new_defaults);
@@ -657,6 +662,9 @@ impl ImportPlan<'_> {
                     // (colocation, output shapes) are read as for any op where they can be
                     None if !k.starts_with('_') => GraphAttr::Unparsed(Box::new(v.clone())),
                     None => GraphAttr::from_proto(v).unwrap_or_else(|_| GraphAttr::Unparsed(Box::new(v.clone()))),
+                    Some(def) if !ops::schema::declares_attr(def.op_type(), k) => {
+                        GraphAttr::Unparsed(Box::new(v.clone()))
+                    }
                     Some(_) => GraphAttr::from_proto(v).map_err(|e| ctx_err(e.context(format!("attr '{k}'"))))?,
                 };
                 attrs.insert(k.clone(), v);

@@ -435,6 +435,15 @@ pub fn check_input_count(node_name: &str, op_type: &str, attrs: &Attrs, num_inpu
     Ok(())
 }
 
+/// True when `op_type`'s `OpDef` declares attr `name`, or when `name` starts with `_`
+/// (attrs free on every node: `_class`, `_output_shapes`, ...) or the op type has no
+/// `OpDef` here. An imported attr that is not declared is kept but not checked, as
+/// TensorFlow 2.21's `import_graph_def` keeps it (a graph from a newer TensorFlow whose op
+/// gained an attr); op builders refuse one ([`validate_attrs`]).
+pub fn declares_attr(op_type: &str, name: &str) -> bool {
+    name.starts_with('_') || op_def(op_type).is_none_or(|def| def.attr.iter().any(|a| a.name == name))
+}
+
 /// [`validate_node_def`] for a node's graph attrs (as the op builders make them).
 pub fn validate_attrs(node_name: &str, op_type: &str, attrs: &Attrs) -> Result<()> {
     validate(node_name, op_type, attrs.iter().map(|(k, v)| (k.as_str(), Facts::from_graph(v))), None)

@@ -50,6 +50,9 @@ pub(crate) struct Lowered {
     pub function_names: Vec<String>,
     /// The `SymbolicGradient` nodes, whose gradients are built once the graph is imported.
     pub gradients: Vec<SymbolicGradient>,
+    /// The graph's own call nodes that could not be instantiated, kept as they are (ops
+    /// tensorgraph cannot run), with why: (node name, message).
+    pub failed: Vec<(String, Error)>,
 }
 
 /// A node's data inputs (graph ids and output indices) and control inputs (graph ids).
@@ -78,6 +81,11 @@ pub(crate) fn record(
     for name in &l.instantiated {
         if let Some(id) = id_of(name) {
             g.functions.instantiated.insert(id);
+        }
+    }
+    for (name, why) in &l.failed {
+        if let Some(id) = id_of(name) {
+            g.functions.uninstantiable.insert(id, (name.clone(), why.clone()));
         }
     }
 }
@@ -116,6 +124,7 @@ pub(crate) fn lower(gd: &GraphDef) -> Result<Option<Lowered>> {
         calls: Vec::new(),
         stack: Vec::new(),
         gradients: Vec::new(),
+        failed: Vec::new(),
     };
     x.expand(gd.node.clone(), None, true)?;
     Ok(Some(Lowered {
@@ -124,6 +133,7 @@ pub(crate) fn lower(gd: &GraphDef) -> Result<Option<Lowered>> {
         instantiated: x.instantiated,
         function_names,
         gradients: x.gradients,
+        failed: x.failed,
     }))
 }
 
@@ -138,6 +148,8 @@ struct Expander<'a> {
     /// The functions being instantiated, outermost first (for recursion and messages).
     stack: Vec<String>,
     gradients: Vec<SymbolicGradient>,
+    /// See [`Lowered::failed`].
+    failed: Vec<(String, Error)>,
 }
 
 impl Expander<'_> {
@@ -151,24 +163,20 @@ impl Expander<'_> {
                     add_control(&mut n, a);
                 }
             }
-            let replaced = match n.op.as_str() {
-                "If" | "StatelessIf" => Some(self.lower_if(&n, anchor)?),
-                "While" | "StatelessWhile" => Some(self.lower_while(&n, anchor)?),
-                "SymbolicGradient" => Some(self.symbolic_gradient(&n, anchor)?),
-                "PartitionedCall" | "StatefulPartitionedCall" => {
-                    let f = func_attr(&n, "f")?;
-                    Some(self.call(&n, &f.name, &f.attr, anchor)?)
+            let (out_len, gradients_len) = (self.out.len(), self.gradients.len());
+            let replaced = match self.replace(&n, anchor) {
+                Ok(r) => r,
+                // a call of the graph's own that cannot be instantiated is kept as it is,
+                // an op tensorgraph cannot run: only a run that needs it fails, with `e`
+                Err(e) if top => {
+                    for m in self.out.drain(out_len..) {
+                        self.instantiated.remove(&m.name);
+                    }
+                    self.gradients.truncate(gradients_len);
+                    self.failed.push((n.name.clone(), e));
+                    None
                 }
-                op if self.lib.contains_key(op) => {
-                    let attrs: AttrMap<AttrValue> = n
-                        .attr
-                        .iter()
-                        .filter(|(k, _)| !k.starts_with('_'))
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect();
-                    Some(self.call(&n, op, &attrs, anchor)?)
-                }
-                _ => None,
+                Err(e) => return Err(e),
             };
             match replaced {
                 Some(r) => {
@@ -188,6 +196,26 @@ impl Expander<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The node that replaces `n` when it is a function call or functional control flow
+    /// (its body's nodes added to the output), else `None`.
+    fn replace(&mut self, n: &NodeDef, anchor: Option<&str>) -> Result<Option<NodeDef>> {
+        Ok(match n.op.as_str() {
+            "If" | "StatelessIf" => Some(self.lower_if(n, anchor)?),
+            "While" | "StatelessWhile" => Some(self.lower_while(n, anchor)?),
+            "SymbolicGradient" => Some(self.symbolic_gradient(n, anchor)?),
+            "PartitionedCall" | "StatefulPartitionedCall" => {
+                let f = func_attr(n, "f")?;
+                Some(self.call(n, &f.name, &f.attr, anchor)?)
+            }
+            op if self.lib.contains_key(op) => {
+                let attrs: AttrMap<AttrValue> =
+                    n.attr.iter().filter(|(k, _)| !k.starts_with('_')).map(|(k, v)| (k.clone(), v.clone())).collect();
+                Some(self.call(n, op, &attrs, anchor)?)
+            }
+            _ => None,
+        })
     }
 
     /// Adds an instantiated node.
