@@ -126,13 +126,11 @@ fn fmt_diff(d: f64) -> String {
 pub fn run(args: &DiffArgs) -> Result<(), String> {
     for (which, p) in [("A", &args.a), ("B", &args.b)] {
         if crate::model_file::is_model_path(p) {
-            // named for what it is: a GraphDef, a SavedModel's file, an event file
-            let kind = tensorgraph::io::model_file::detect(p).ok();
-            let what = kind.filter(|k| !k.is_model()).map_or("a model file", |k| k.describe());
-            let advice = kind.map_or_else(
-                || format!("`tensorgraph inspect {}` summarizes a model", p.display()),
-                |k| crate::model_file::reads_it(p, k),
-            );
+            // named for what it is: a GraphDef, a SavedModel's file, an event file; a file
+            // that is none (a damaged V1 checkpoint, a damaged model) by what is wrong with it
+            let kind = tensorgraph::io::model_file::detect(p).map_err(|e| format!("{which}: {e}"))?;
+            let what = if kind.is_model() { "a model file" } else { kind.describe() };
+            let advice = crate::model_file::reads_it(p, kind);
             return Err(format!(
                 "{which}: {} is {what}; diff compares checkpoints (give their prefixes or directories). {advice}.",
                 p.display(),

@@ -132,6 +132,16 @@ fn files_that_are_not_models_are_named_for_what_they_are() {
     let o = tg(&["diff", &v1, &v1]);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert!(o.stdout.ends_with("0 of 4 common tensor(s) differ; identical\n"), "{}", o.stdout);
+    // a damaged one is called a damaged V1 checkpoint by diff too (not "a model file")
+    let mut bytes = std::fs::read(&v1).unwrap();
+    bytes[40] ^= 1;
+    let bad = tmp.path().join("model.ckpt-7");
+    std::fs::write(&bad, bytes).unwrap();
+    let bad = s(&bad);
+    fails_exactly(
+        &["diff", &bad, &v1],
+        &format!("A: DataLoss: {bad} is a damaged {}: block checksum mismatch at offset 0", &V1["a ".len()..]),
+    );
     let meta = s(&common::fixtures().join("seed004/model.ckpt.meta"));
     let o = tg(&["run", &meta, "--ckpt", &v1, "--fetch", "add_1:0"]);
     assert_eq!(o.code, Some(1));
