@@ -11,6 +11,7 @@ pub mod cond;
 pub mod control_flow;
 pub mod conv;
 pub(crate) mod flow_context;
+mod half_float;
 pub mod image;
 pub mod io_ops;
 pub mod io_ops_v1;

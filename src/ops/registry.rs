@@ -40,7 +40,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::summary::histogram::DEFS)
         .chain(super::summary::image::DEFS)
     {
-        m.insert(def.op_type(), *def);
+        m.insert(def.op_type(), super::half_float::wrap(*def));
     }
     m
 });

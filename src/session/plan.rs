@@ -221,8 +221,8 @@ impl Plan {
             .collect();
         if !unknown.is_empty() && !ops.iter().any(|n| control_flow(n.op_type) == Some(ControlFlow::Switch)) {
             // a function call import could not instantiate: its own error, with the node
-            let uninstantiable = g.functions.uninstantiable.values();
-            if let Some((name, e)) = uninstantiable.filter(|(name, _)| unknown.iter().any(|(n, _)| n == name)).next() {
+            let mut uninstantiable = g.functions.uninstantiable.values();
+            if let Some((name, e)) = uninstantiable.find(|(name, _)| unknown.iter().any(|(n, _)| n == name)) {
                 return Err(Error::new(
                     e.code,
                     format!("the run needs node '{name}', a function call kept uninstantiated on import: {}; feed or fetch around it", e.message),
