@@ -7,9 +7,32 @@ use crate::graph::Node;
 use crate::tensor::Shape;
 use std::sync::Arc;
 
-/// Elements up to which a tensor is small: an op whose inputs and outputs are all known to
-/// be this small (loop counters, shapes, scalars) is inexpensive whatever its type.
-const SMALL: usize = 64;
+/// Work (elements touched, times [`CONTRACTION`] for products) up to which an op is
+/// inexpensive: a few microseconds of one core, about what handing it to another thread
+/// costs (TensorFlow's `kOpIsExpensiveThresholdCycles`, 5000 cycles, with its per-element
+/// costs).
+const CHEAP_WORK: usize = 16 * 1024;
+
+/// The factor of an op that multiplies along an inner dimension (a matrix product, a
+/// convolution) over one that touches each element once.
+const CONTRACTION: usize = 32;
+
+/// Op types whose work grows with an inner dimension as well as with their outputs.
+const CONTRACTIONS: &[&str] = &[
+    "MatMul",
+    "_FusedMatMul",
+    "BatchMatMul",
+    "BatchMatMulV2",
+    "Einsum",
+    "Conv2D",
+    "_FusedConv2D",
+    "Conv2DBackpropInput",
+    "Conv2DBackpropFilter",
+    "DepthwiseConv2dNative",
+    "_FusedDepthwiseConv2dNative",
+    "DepthwiseConv2dNativeBackpropInput",
+    "DepthwiseConv2dNativeBackpropFilter",
+];
 
 /// Op types whose kernels only forward, reshape or describe their inputs, or create
 /// per-run resources: inexpensive whatever their shapes.
@@ -42,13 +65,23 @@ const CHEAP: &[&str] = &[
 ];
 
 /// True when `node`'s kernel is worth running on another thread: not an op that only
-/// forwards or describes values ([`CHEAP`]) and not one whose inputs and outputs are all
-/// known to be small. `nodes` are the graph's nodes by id (for the inputs' shapes).
+/// forwards or describes values ([`CHEAP`]), and one whose work (the elements of its
+/// largest input or output, times [`CONTRACTION`] for products and convolutions) exceeds
+/// [`CHEAP_WORK`] or is unknown (a shape not known before the run). `nodes` are the graph's
+/// nodes by id (for the inputs' shapes).
 pub(crate) fn is_expensive(node: &Node, nodes: &[Arc<Node>]) -> bool {
     if CHEAP.contains(&node.op_type) {
         return false;
     }
-    let small = |s: &Shape| s.to_vec().is_some_and(|d| d.iter().product::<usize>() <= SMALL);
-    let inputs_small = node.inputs.iter().all(|&(src, port)| nodes[src].outputs.get(port).is_some_and(|o| small(&o.1)));
-    !(inputs_small && node.outputs.iter().all(|o| small(&o.1)))
+    let elements = |s: &Shape| s.to_vec().map(|d| d.iter().product::<usize>());
+    let inputs = node.inputs.iter().map(|&(src, port)| nodes[src].outputs.get(port).and_then(|o| elements(&o.1)));
+    let mut largest = 0usize;
+    for n in inputs.chain(node.outputs.iter().map(|o| elements(&o.1))) {
+        match n {
+            Some(n) => largest = largest.max(n),
+            None => return true,
+        }
+    }
+    let factor = if CONTRACTIONS.contains(&node.op_type) { CONTRACTION } else { 1 };
+    largest.saturating_mul(factor) > CHEAP_WORK
 }

@@ -5,7 +5,7 @@
 //! task out of the run's state (one lock), runs its kernel without the lock, then takes
 //! the lock again to deliver the outputs, and goes on with the next ready task: an
 //! inexpensive op made ready is run inline by the thread that made it ready. When a worker
-//! takes a task and an expensive one ([`super::cost`]) is still ready, it asks for
+//! takes an expensive task ([`super::cost`]) and other tasks are ready, it asks for
 //! another worker: it wakes the calling thread if that one is idle, or spawns a helper job
 //! on the pool (up to `inter_op_parallelism_threads` workers in all). Helpers never wait:
 //! one that finds nothing ready ends, so pool threads are never blocked by the scheduler.
@@ -106,9 +106,9 @@ fn work<'s>(sh: &'s Shared<'_, '_, '_>, s: &rayon::Scope<'s>, caller: bool) {
     loop {
         let task = if g.error.is_none() { g.run.frames.pop() } else { None };
         if let Some(task) = task {
-            // another worker when more is ready: an inexpensive op (a constant, a
-            // reshape) often is what makes the next expensive one ready
-            if g.run.frames.ready_len() > 0 {
+            // another worker for what else is ready while this one runs an expensive
+            // kernel; after an inexpensive one this worker is soon back for the rest
+            if g.run.frames.ready_len() > 0 && sh.plan.items[task.item].expensive {
                 if g.caller_waiting {
                     sh.wake.notify_one();
                 } else if g.helpers + 1 < sh.workers {
