@@ -5,7 +5,8 @@
 //! output equals TensorFlow's (`graph.json`: rel 1e-5, exact for integers and bools), the
 //! nodes TensorFlow's kernels refuse fail here with TensorFlow's message, the shape functions
 //! refuse the same static cases, and every gradient added matches finite differences. The
-//! small-integer kernels (int8/int16/uint8/uint16) run `small_ints.pbtxt` the same way.
+//! small-integer kernels (int8/int16/uint8/uint16) run `small_ints.pbtxt` the same way, and
+//! NonMaxSuppressionV3/V4/V5 `nms.pbtxt`.
 
 mod common;
 use common::{check_gradients, one, repo_root, weighted};
@@ -73,12 +74,12 @@ fn small_integer_kernels_match_tensorflow() {
     runs_to_tensorflows_values("small_ints", 120);
 }
 
-#[test]
-fn kernels_refuse_what_tensorflows_refuse_with_its_messages() {
-    let exp = expected();
+/// Runs every node `<name>.json` lists under `errors`: each fails with TensorFlow's message.
+fn refuses_as_tensorflow(name: &str, at_least: usize) {
+    let exp = json(name);
     let errs = exp["errors"].as_object().unwrap();
-    assert!(errs.len() >= 30);
-    let g = imported("graph");
+    assert!(errs.len() >= at_least);
+    let g = imported(name);
     let sess = Session::new(&g).unwrap();
     for (key, want) in errs {
         let name = format!("import/{}", want["tensor"].as_str().unwrap());
@@ -91,6 +92,62 @@ fn kernels_refuse_what_tensorflows_refuse_with_its_messages() {
         let msg = if key.starts_with("ensure_") { &msg[msg.find(" [").unwrap()..] } else { msg };
         assert!(e.message.contains(msg), "{key}: got {:?}, TensorFlow {msg:?}", e.message);
     }
+}
+
+#[test]
+fn kernels_refuse_what_tensorflows_refuse_with_its_messages() {
+    refuses_as_tensorflow("graph", 30);
+}
+
+/// NonMaxSuppressionV3/V4/V5 (hard and soft, padded, thresholds at their limits, an IoU
+/// exactly at the threshold, 40 random boxes): TensorFlow's indices, scores and counts; its
+/// kernel's and shape function's errors.
+#[test]
+fn non_max_suppression_matches_tensorflow() {
+    runs_to_tensorflows_values("nms", 20);
+    refuses_as_tensorflow("nms", 11);
+    let exp = json("nms");
+    let g = Graph::new();
+    let s = g.scope();
+    let f = |v: f32| ops::constant(&s, Tensor::scalar(v)).unwrap();
+    let m = ops::constant(&s, Tensor::scalar(3i32)).unwrap();
+    let r = ops::non_max_suppression_v3(
+        &s,
+        &c(&s, &[1, 3], vec![0.0f32, 0.0, 1.0]),
+        &c(&s, &[1], vec![0.9f32]),
+        &m,
+        &f(0.5),
+        &f(0.0),
+    );
+    assert_build_error("nms_boxes_cols", r, &build_error(&exp, "nms_boxes_cols"));
+    let r = ops::non_max_suppression_v3(
+        &s,
+        &c(&s, &[1, 4], vec![0.0f32, 0.0, 1.0, 1.0]),
+        &c(&s, &[2], vec![0.9f32, 0.1]),
+        &m,
+        &f(0.5),
+        &f(0.0),
+    );
+    assert_build_error("nms_scores_len", r, &build_error(&exp, "nms_scores_len"));
+    // The builder's V5 with padding has a static length.
+    let b = c(&s, &[2, 4], vec![0.0f32, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.1]);
+    let out = ops::image::nms::non_max_suppression_v5(
+        &s,
+        &b,
+        &c(&s, &[2], vec![0.9f32, 0.8]),
+        &m,
+        &f(0.5),
+        &f(0.0),
+        &f(0.0),
+        true,
+    )
+    .unwrap();
+    assert_eq!(out[0].shape(), Shape::known(&[3]));
+    let sess = Session::new(&g).unwrap();
+    let r = sess.run(&[], &[&out[0], &out[1], &out[2]], &[]).unwrap();
+    assert_eq!(r[0].to_vec::<i32>().unwrap(), vec![0, 0, 0]);
+    assert_eq!(r[1].to_vec::<f32>().unwrap(), vec![0.9, 0.0, 0.0]);
+    assert_eq!(r[2].to_vec::<i32>().unwrap(), vec![1]);
 }
 
 /// The part of a TensorFlow shape-function error before ` for '{{node ...`.
@@ -243,7 +300,7 @@ fn check_numerics_and_ensure_shape_gradients_match_finite_differences() {
     let s = g.scope();
     let x = ops::placeholder(&s, DType::Float, [2]).unwrap();
     let y = ops::sqrt(&s, &ops::check_numerics(&s, &x, "root").unwrap()).unwrap();
-    let dx = gradients(&[y], &[x.clone()], None).unwrap().remove(0).unwrap();
+    let dx = gradients(&[y], std::slice::from_ref(&x), None).unwrap().remove(0).unwrap();
     let sess = Session::new(&g).unwrap();
     let e = sess.run(&[(&x, Tensor::new(&[2], vec![0.0f32, 1.0]).unwrap())], &[&dx], &[]).unwrap_err();
     assert!(
@@ -271,7 +328,7 @@ fn lrn_gradient_matches_finite_differences() {
         let w = common::values(n, 21, -1.0, 1.0);
         let wc = c(&s, &shape, w.iter().map(|&v| v as f32).collect());
         let loss = ops::reduce_sum(&s, &ops::mul(&s, &y, &wc).unwrap(), None, false).unwrap();
-        let dx = gradients(&[loss.clone()], &[x.clone()], None).unwrap().remove(0).unwrap();
+        let dx = gradients(std::slice::from_ref(&loss), std::slice::from_ref(&x), None).unwrap().remove(0).unwrap();
         assert_eq!(dx.op().op_type(), "LRNGrad");
         let sess = Session::new(&g).unwrap();
         let base: Vec<f32> = common::values(n, 22, -2.0, 2.0).iter().map(|&v| v as f32).collect();
@@ -292,4 +349,43 @@ fn lrn_gradient_matches_finite_differences() {
             );
         }
     }
+}
+
+/// MatrixInverse (and its adjoint) and MatrixDeterminant, float32 and float64, batched, with
+/// TensorFlow's gradient subgraphs: TensorFlow's values, errors and shape-function errors.
+#[test]
+fn matrix_inverse_and_determinant_match_tensorflow() {
+    runs_to_tensorflows_values("linalg", 12);
+    refuses_as_tensorflow("linalg", 6);
+    let exp = json("linalg");
+    let g = Graph::new();
+    let s = g.scope();
+    let r = ops::matrix_inverse(&s, &c(&s, &[2], vec![1.0f32, 2.0]), false);
+    assert_build_error("inv_rank", r, &build_error(&exp, "inv_rank"));
+    let m23 = c(&s, &[2, 3], vec![1.0f32, 2.0, 3.0, 2.0, 4.0, 5.0]);
+    assert_build_error("inv_square", ops::matrix_inverse(&s, &m23, false), &build_error(&exp, "inv_square"));
+    assert_build_error("det_square", ops::matrix_determinant(&s, &m23), &build_error(&exp, "det_square"));
+}
+
+#[test]
+fn matrix_inverse_and_determinant_gradients_match_finite_differences() {
+    // Diagonally dominant, so well away from singular.
+    let well = |shape: &[usize], seed: u64| {
+        let (sh, mut v) = one(shape, seed, -0.5, 0.5);
+        let n = shape[shape.len() - 1];
+        for (i, x) in v.iter_mut().enumerate() {
+            if (i / n) % n == i % n {
+                *x += 2.0;
+            }
+        }
+        (sh, v)
+    };
+    for adjoint in [false, true] {
+        check_gradients(&[well(&[2, 3, 3], 31)], 1e-5, |s, x| {
+            weighted(s, &ops::matrix_inverse(s, &x[0], adjoint).unwrap(), &[2, 3, 3], 32)
+        });
+    }
+    check_gradients(&[well(&[2, 3, 3], 33)], 1e-5, |s, x| {
+        weighted(s, &ops::matrix_determinant(s, &x[0]).unwrap(), &[2], 34)
+    });
 }

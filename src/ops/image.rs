@@ -2,7 +2,9 @@
 //! `ResizeNearestNeighbor` of NHWC images with the `align_corners` and
 //! `half_pixel_centers` attrs, and their gradient ops `ResizeBilinearGrad` and
 //! `ResizeNearestNeighborGrad`. Coordinates are computed in float32, as TensorFlow's
-//! CPU kernels do.
+//! CPU kernels do. Non-max suppression is in [`nms`].
+
+pub mod nms;
 
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};

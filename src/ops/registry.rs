@@ -32,6 +32,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::nn::in_top_k::DEFS)
         .chain(super::nn::lrn::DEFS)
         .chain(super::image::DEFS)
+        .chain(super::image::nms::DEFS)
         .chain(super::control_flow::DEFS)
         .chain(super::logging::DEFS)
         .chain(super::io_ops_v1::DEFS)

@@ -39,6 +39,7 @@ pub mod float_class;
 pub mod functions;
 pub mod fused_matmul;
 pub mod legacy;
+pub mod linalg;
 pub mod logical;
 pub mod matmul;
 pub mod pow_diff;
@@ -69,6 +70,7 @@ pub use equality::not_equal;
 pub use float_class::{is_finite, is_inf, is_nan};
 pub use functions::{exp, log, reciprocal, rsqrt, sqrt, square};
 pub use legacy::{add_v1, div_v1, inv};
+pub use linalg::{matrix_determinant, matrix_inverse};
 pub use logical::{logical_and, logical_not, logical_or};
 pub use matmul::{matmul, matmul_t};
 pub use pow_diff::{div_no_nan, pow, squared_difference};
@@ -102,6 +104,7 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         .chain(fused_matmul::DEFS)
         .chain(binary::DEFS)
         .chain(equality::DEFS)
+        .chain(linalg::DEFS)
         .chain(logical::DEFS)
         .chain(select::DEFS)
         .chain(rounding::DEFS)
