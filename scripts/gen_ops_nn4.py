@@ -14,7 +14,7 @@ shape functions raise, for cases tests/ops_nn4.rs builds itself); and the same p
 small_ints.pbtxt/.json for the int8/int16/uint8/uint16 kernels of the resizes, comparisons,
 Maximum/Minimum, reductions, Cumsum/Cumprod and TopKV2 (uint8 image preprocessing), and
 nms.pbtxt/.json for NonMaxSuppressionV3/V4/V5, linalg.pbtxt/.json for MatrixInverse and
-MatrixDeterminant.
+MatrixDeterminant, sparse_segment.pbtxt/.json for SparseSegmentSum/Mean/SqrtN.
 Built in graph mode (tf.compat.v1) and run on CPU.
 """
 
@@ -257,6 +257,42 @@ def linalg(outs, errs):
     errs["det_square"] = tf.linalg.det(dyn([[1.0, 2.0, 3.0], [2.0, 4.0, 5.0]]))
 
 
+def sparse_segment(outs, errs):
+    """SparseSegmentSum/Mean/SqrtN (int32 and int64 indices and ids, gaps, repeats), their
+    gradient ops as TensorFlow's gradient subgraph writes them, and the kernels' errors."""
+    rng = np.random.RandomState(3)
+    dyn = lambda v, dtype=tf.float32: tf.placeholder_with_default(tf.constant(v, dtype), None)  # noqa: E731
+    x = dyn(rng.uniform(-1, 1, [5, 2, 3]).astype(np.float32))
+    idx, seg = [0, 2, 1, 3, 3, 4], [0, 0, 2, 2, 2, 5]
+    w = tf.constant(rng.uniform(-1, 1, [6, 2, 3]).astype(np.float32))
+    loss = 0.0
+    for name in ["sum", "mean", "sqrt_n"]:
+        f = getattr(tf.sparse, f"segment_{name}")
+        y = f(x, idx, seg)
+        outs[f"ss_{name}"] = y
+        outs[f"ss_{name}_i64"] = f(x, tf.constant(idx, tf.int64), tf.constant(seg, tf.int64))
+        loss += tf.reduce_sum(y * w)
+        errs[f"ss_{name}_unsorted"] = f(x, [0, 2, 1, 2], dyn([0, 2, 1, 2], tf.int32))
+    outs["ss_grad"] = tf.gradients(loss, x)[0]
+    outs["ss_int"] = tf.sparse.segment_sum(dyn([[1, 2], [3, 4]], tf.int32), [0, 1, 1], [0, 0, 1])
+    outs["ss_double"] = tf.sparse.segment_mean(dyn([[1.0, 2.0], [3.0, 4.0]], tf.float64), [1, 0], [1, 1])
+    outs["ss_empty"] = tf.sparse.segment_sum(x, dyn(np.zeros([0], np.int32), tf.int32),
+                                             dyn(np.zeros([0], np.int32), tf.int32))
+    errs["ss_oob"] = tf.sparse.segment_sum(x, dyn([0, 7], tf.int32), [0, 0])
+    errs["ss_negative_index"] = tf.sparse.segment_sum(x, dyn([0, -1], tf.int32), [0, 0])
+    errs["ss_size"] = tf.sparse.segment_sum(x, dyn([0, 1, 2], tf.int32), dyn([0, 0], tf.int32))
+    errs["ss_indices_rank"] = tf.sparse.segment_sum(x, dyn([[0, 1]], tf.int32), dyn([0, 0], tf.int32))
+    errs["ss_ids_rank"] = tf.sparse.segment_sum(x, dyn([0, 1], tf.int32), dyn([[0, 0]], tf.int32))
+    errs["ss_negative_id"] = tf.sparse.segment_sum(x, dyn([0, 1], tf.int32), dyn([-1, 0], tf.int32))
+
+
+def sparse_segment_build_errors():
+    c = tf.constant
+    return run_build_errors({
+        "ss_size": lambda: tf.sparse.segment_sum(c([[1.0, 2.0], [3.0, 4.0]]), [0, 1, 1], [0, 0]),
+    })
+
+
 def linalg_build_errors():
     """MatrixInverse's and MatrixDeterminant's shape-function errors."""
     return run_build_errors({
@@ -338,6 +374,7 @@ def main():
     write("small_ints", small_ints, dict)
     write("nms", nms, nms_build_errors)
     write("linalg", linalg, linalg_build_errors)
+    write("sparse_segment", sparse_segment, sparse_segment_build_errors)
 
 
 if __name__ == "__main__":

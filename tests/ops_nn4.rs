@@ -6,7 +6,8 @@
 //! nodes TensorFlow's kernels refuse fail here with TensorFlow's message, the shape functions
 //! refuse the same static cases, and every gradient added matches finite differences. The
 //! small-integer kernels (int8/int16/uint8/uint16) run `small_ints.pbtxt` the same way, and
-//! NonMaxSuppressionV3/V4/V5 `nms.pbtxt`.
+//! NonMaxSuppressionV3/V4/V5 `nms.pbtxt`, MatrixInverse/MatrixDeterminant `linalg.pbtxt`,
+//! SparseSegmentSum/Mean/SqrtN `sparse_segment.pbtxt`.
 
 mod common;
 use common::{check_gradients, one, repo_root, weighted};
@@ -388,4 +389,36 @@ fn matrix_inverse_and_determinant_gradients_match_finite_differences() {
     check_gradients(&[well(&[2, 3, 3], 33)], 1e-5, |s, x| {
         weighted(s, &ops::matrix_determinant(s, &x[0]).unwrap(), &[2], 34)
     });
+}
+
+/// SparseSegmentSum/Mean/SqrtN (int32 and int64 ids, empty segments, repeated rows) and the
+/// `...Grad` ops of TensorFlow's gradient subgraph: TensorFlow's values and errors.
+#[test]
+fn sparse_segment_reductions_match_tensorflow() {
+    runs_to_tensorflows_values("sparse_segment", 10);
+    refuses_as_tensorflow("sparse_segment", 9);
+    let exp = json("sparse_segment");
+    let g = Graph::new();
+    let s = g.scope();
+    let data = c(&s, &[2, 2], vec![1.0f32, 2.0, 3.0, 4.0]);
+    let r = ops::sparse_segment(
+        &s,
+        ops::sparse_segment::Kind::Sum,
+        &data,
+        &c(&s, &[3], vec![0i32, 1, 1]),
+        &c(&s, &[2], vec![0i32, 0]),
+    );
+    assert_build_error("ss_size", r, &build_error(&exp, "ss_size"));
+}
+
+#[test]
+fn sparse_segment_gradients_match_finite_differences() {
+    use ops::sparse_segment::Kind;
+    for kind in [Kind::Sum, Kind::Mean, Kind::SqrtN] {
+        check_gradients(&[one(&[5, 3], 41, -1.0, 1.0)], TOL, |s, x| {
+            let idx = c(s, &[6], vec![0i64, 2, 1, 3, 3, 4]);
+            let seg = c(s, &[6], vec![0i32, 0, 2, 2, 2, 5]);
+            weighted(s, &ops::sparse_segment(s, kind, &x[0], &idx, &seg).unwrap(), &[6, 3], 42)
+        });
+    }
 }

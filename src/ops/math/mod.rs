@@ -49,6 +49,7 @@ pub mod reduction;
 pub mod rounding;
 pub mod select;
 pub mod select_v1;
+pub mod sparse_segment;
 pub mod special;
 pub mod top_k;
 pub mod unary;
@@ -79,6 +80,7 @@ pub use reduction::{argmax, argmin};
 pub use rounding::{abs, ceil, floor, round, sign};
 pub use select::where_v2;
 pub use select_v1::select_v1;
+pub use sparse_segment::{sparse_segment, sparse_segment_grad};
 pub use special::{erf, erfc};
 pub use top_k::top_k;
 pub use unary::{UnaryFns, UnaryOp};
@@ -105,6 +107,7 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         .chain(binary::DEFS)
         .chain(equality::DEFS)
         .chain(linalg::DEFS)
+        .chain(sparse_segment::DEFS)
         .chain(logical::DEFS)
         .chain(select::DEFS)
         .chain(rounding::DEFS)
