@@ -292,8 +292,12 @@ fn binary_kernels_by_dtype_and_integer_division() {
     let e = run_err(&g, &sum);
     assert_eq!(e.code, Code::InvalidArgument);
     assert!(e.message.contains("u8_add") && e.message.contains("AddV2 has no kernel for dtype uint8"), "{e}");
-    // comparisons refuse such dtypes when the graph is built
-    assert_eq!(ops::greater(&s, &u, &u).unwrap_err().code, Code::InvalidArgument);
+    // comparisons take uint8 (as TensorFlow's CPU kernels) and refuse bool when the graph is built
+    assert_eq!(
+        run(&g, &ops::greater(&s, &u, &c(&g, &[], vec![1u8])).unwrap()).to_vec::<bool>().unwrap(),
+        vec![false, true]
+    );
+    assert_eq!(ops::greater(&s, &b, &b).unwrap_err().code, Code::InvalidArgument);
 }
 
 /// `tf.truediv` casts integers to floats before `RealDiv` (TensorFlow 2.21: `truediv` of

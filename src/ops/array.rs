@@ -14,12 +14,14 @@
 //! included) by gathering flat element indices.
 
 mod broadcast_to;
+pub(crate) mod checks;
 mod concat;
 pub(crate) mod depth_space;
 mod gather;
 pub(crate) mod gather_nd;
 mod identity_n;
 mod layout;
+pub(crate) mod matrix_diag;
 mod mirror_pad;
 mod one_hot;
 pub(crate) mod pad;
@@ -41,11 +43,16 @@ mod transpose;
 mod unique;
 
 pub use broadcast_to::{broadcast_to, broadcast_to_shape, BroadcastTo};
+pub use checks::{check_numerics, check_numerics_v2, ensure_shape, CheckNumerics, EnsureShape};
 pub use concat::{concat, concat_dyn, concat_v1, Concat, ConcatOffset, ConcatV2};
 pub use depth_space::{depth_to_space, space_to_depth, DepthSpace};
 pub use gather::{gather, gather_dyn, gather_v1, Gather, GatherV2};
 pub use gather_nd::{gather_nd, scatter_nd, GatherNd, ScatterNd};
 pub use identity_n::{identity_n, IdentityN};
+pub use matrix_diag::{
+    matrix_diag, matrix_diag_part, matrix_diag_part_v3, matrix_diag_v3, matrix_set_diag, matrix_set_diag_v3,
+    MatrixDiag, MatrixDiagPart, MatrixSetDiag,
+};
 pub use mirror_pad::{mirror_pad, mirror_pad_dyn, mirror_pad_grad_op, MirrorPad, MirrorPadGrad};
 pub use one_hot::{one_hot, OneHot};
 pub use pad::{pad, pad_dyn, pad_v2, pad_v2_dyn, Pad, PadV2};

@@ -2,7 +2,9 @@
 //! `ResizeNearestNeighbor` of NHWC images with the `align_corners` and
 //! `half_pixel_centers` attrs, and their gradient ops `ResizeBilinearGrad` and
 //! `ResizeNearestNeighborGrad`. Coordinates are computed in float32, as TensorFlow's
-//! CPU kernels do.
+//! CPU kernels do. Non-max suppression is in [`nms`].
+
+pub mod nms;
 
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
@@ -128,8 +130,8 @@ fn infer_resized(ctx: &InferCtx, images: &Shape, i: usize) -> Result<Shape> {
 /// `ResizeBilinear(images, size)` / `ResizeNearestNeighbor(images, size)` (attrs `T`,
 /// `align_corners`, `half_pixel_centers`): NHWC `images` resized to `size` (a 1-d int32
 /// `[new_height, new_width]`). Bilinear interpolates the four nearest pixels and gives
-/// float32; nearest-neighbor copies one pixel and keeps `T`. float32, float64, int32,
-/// int64. Errors: `InvalidArgument` with TensorFlow's messages (`Shape must be rank 4`,
+/// float32; nearest-neighbor copies one pixel and keeps `T`. float32, float64, int8,
+/// int16, int32, int64, uint8, uint16 (uint8 image preprocessing). Errors: `InvalidArgument` with TensorFlow's messages (`Shape must be rank 4`,
 /// `output dimensions must be positive`, `If half_pixel_centers is True, align_corners
 /// must be False.`). Gradients: `ResizeBilinearGrad` and `ResizeNearestNeighborGrad`.
 pub struct Resize {
@@ -148,7 +150,7 @@ impl RegisteredOp for Resize {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(2)?;
-        let t = ctx.check_dtype(0, NUMBERS)?;
+        let t = ctx.check_dtype(0, crate::ops::kernels::NUMBERS_AND_SMALL_INTS)?;
         ctx.check_dtype(1, &[DType::Int32])?;
         let out = if self.bilinear { DType::Float } else { t };
         Ok(vec![(out, infer_resized(ctx, ctx.shape(0), 1)?)])
@@ -157,9 +159,9 @@ impl RegisteredOp for Resize {
         let c = Corners::of(node)?;
         let t = node.attr_type("T")?;
         let f = if self.bilinear {
-            crate::dispatch_numeric!(t, self.op_type, T => bilinear::<T> as ResizeFn)
+            crate::dispatch_numeric!(t, self.op_type, small_ints, T => bilinear::<T> as ResizeFn)
         } else {
-            crate::dispatch_numeric!(t, self.op_type, T => nearest::<T> as ResizeFn)
+            crate::dispatch_numeric!(t, self.op_type, small_ints, T => nearest::<T> as ResizeFn)
         };
         Ok(Box::new(ResizeKernel { c, f }))
     }
@@ -398,7 +400,8 @@ fn resize(s: &Scope, op_type: &str, images: &Output, size: [i32; 2], c: Corners)
 
 /// `tf.compat.v1.image.resize_bilinear(images, size, align_corners, half_pixel_centers)`:
 /// op `ResizeBilinear`, default name `ResizeBilinear`, size const `ResizeBilinear/size`;
-/// NHWC `images` (float32, float64, int32, int64) to float32 `[batch, size..., channels]`.
+/// NHWC `images` (float32, float64, int8, int16, int32, int64, uint8, uint16) to float32
+/// `[batch, size..., channels]`.
 /// Errors: `InvalidArgument` as [`Resize`].
 pub fn resize_bilinear(
     s: &Scope,

@@ -2,15 +2,20 @@
 //! Sigmoid, Tanh with their gradient ops, Softmax and LogSoftmax over the last axis, and
 //! the fused losses SoftmaxCrossEntropyWithLogits and SparseSoftmaxCrossEntropyWithLogits.
 //! More activations (Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign) are in
-//! [`activations`], fused batch normalization in [`batch_norm`] and [`batch_norm_grad`].
+//! [`activations`], fused batch normalization in [`batch_norm`] and [`batch_norm_grad`], `InTopK` in
+//! [`in_top_k`], local response normalization in [`lrn`].
 
 pub mod activations;
 pub mod batch_norm;
 pub mod batch_norm_grad;
+pub mod in_top_k;
+pub mod lrn;
 
 pub use activations::{elu, leaky_relu, relu6, selu, silu, softplus, softsign, swish};
 pub use batch_norm::{fused_batch_norm, FusedBatchNormOptions, FusedBatchNormVersion};
 pub use batch_norm_grad::fused_batch_norm_grad;
+pub use in_top_k::{in_top_k, in_top_k_v2, InTopK};
+pub use lrn::{lrn, lrn_grad, LrnOptions, LRN};
 
 use super::array::{cast, expand_dims, int_values, ones_like, reshape_to, scalar_like, shape, zeros_like};
 use super::kernels::{parallel, Float, Num};

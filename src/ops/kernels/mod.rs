@@ -23,8 +23,31 @@ pub use reduce::{normalize_axes, normalize_distinct_axes, reduce, reduced_shape}
 pub(crate) use scratch::with_scratch;
 
 /// Dispatches `$body` over the numeric dtypes float32, float64, int32 and int64, binding
-/// the element type to `$t`; other dtypes give `InvalidArgument` naming `$what`.
+/// the element type to `$t`; other dtypes give `InvalidArgument` naming `$what`. With
+/// `small_ints` before `$t`, also int8, int16, uint8 and uint16 (for the ops TensorFlow's
+/// CPU kernels register them for: resizes, reductions, cumulative sums, top-k).
 macro_rules! dispatch_numeric {
+    ($dtype:expr, $what:expr, small_ints, $t:ident => $body:expr) => {
+        match $dtype {
+            $crate::tensor::DType::Int8 => {
+                type $t = i8;
+                $body
+            }
+            $crate::tensor::DType::Int16 => {
+                type $t = i16;
+                $body
+            }
+            $crate::tensor::DType::UInt8 => {
+                type $t = u8;
+                $body
+            }
+            $crate::tensor::DType::UInt16 => {
+                type $t = u16;
+                $body
+            }
+            other => $crate::dispatch_numeric!(other, $what, $t => $body),
+        }
+    };
     ($dtype:expr, $what:expr, $t:ident => $body:expr) => {
         match $dtype {
             $crate::tensor::DType::Float => {
@@ -50,6 +73,18 @@ macro_rules! dispatch_numeric {
     };
 }
 pub(crate) use dispatch_numeric;
+
+/// The dtypes [`dispatch_numeric!`] with `small_ints` takes.
+pub(crate) const NUMBERS_AND_SMALL_INTS: &[crate::tensor::DType] = &[
+    crate::tensor::DType::Float,
+    crate::tensor::DType::Double,
+    crate::tensor::DType::Int32,
+    crate::tensor::DType::Int64,
+    crate::tensor::DType::Int8,
+    crate::tensor::DType::Int16,
+    crate::tensor::DType::UInt8,
+    crate::tensor::DType::UInt16,
+];
 
 /// As [`dispatch_numeric!`] for float32 and float64 only.
 macro_rules! dispatch_float {

@@ -54,7 +54,7 @@ pub static REAL_DIV: BinaryOp = BinaryOp::broadcasting("RealDiv", crate::binary_
 /// to `x` where `x >= y`, else to `y`.
 pub static MAXIMUM: BinaryOp = BinaryOp::broadcasting(
     "Maximum",
-    crate::binary_fns!(float: |x, y| if x.is_nan() || x >= y { x } else { y }, int: |x, y| x.max(y)),
+    crate::binary_fns!(float: |x, y| if x.is_nan() || x >= y { x } else { y }, int: |x, y| x.max(y), small_ints),
     |c| max_min_grad(c, greater_equal, less),
 )
 .dtypes_checked_when_prepared();
@@ -63,7 +63,7 @@ pub static MAXIMUM: BinaryOp = BinaryOp::broadcasting(
 /// to `x` where `x <= y`, else to `y`.
 pub static MINIMUM: BinaryOp = BinaryOp::broadcasting(
     "Minimum",
-    crate::binary_fns!(float: |x, y| if x.is_nan() || x <= y { x } else { y }, int: |x, y| x.min(y)),
+    crate::binary_fns!(float: |x, y| if x.is_nan() || x <= y { x } else { y }, int: |x, y| x.min(y), small_ints),
     |c| max_min_grad(c, less_equal, greater),
 )
 .dtypes_checked_when_prepared();
@@ -218,17 +218,17 @@ fn truediv_float_dtype(t: DType) -> Option<DType> {
 }
 
 /// `tf.maximum(x, y)`: op `Maximum`, default name `Maximum`; element-wise larger value with
-/// broadcasting (NaN propagates). float32, float64, int32, int64; dtypes must match and
-/// incompatible shapes are `InvalidArgument` naming both. The gradient goes to `x` where
-/// `x >= y`, else to `y`.
+/// broadcasting (NaN propagates). float32, float64, int8, int16, int32, int64, uint8, uint16;
+/// dtypes must match and incompatible shapes are `InvalidArgument` naming both. The
+/// gradient goes to `x` where `x >= y`, else to `y`.
 pub fn maximum(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
     binary_op(s, "Maximum", "Maximum", x, y)
 }
 
 /// `tf.minimum(x, y)`: op `Minimum`, default name `Minimum`; element-wise smaller value with
-/// broadcasting (NaN propagates). float32, float64, int32, int64; dtypes must match and
-/// incompatible shapes are `InvalidArgument` naming both. The gradient goes to `x` where
-/// `x <= y`, else to `y`.
+/// broadcasting (NaN propagates). float32, float64, int8, int16, int32, int64, uint8, uint16;
+/// dtypes must match and incompatible shapes are `InvalidArgument` naming both. The
+/// gradient goes to `x` where `x <= y`, else to `y`.
 pub fn minimum(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
     binary_op(s, "Minimum", "Minimum", x, y)
 }

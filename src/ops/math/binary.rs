@@ -34,6 +34,14 @@ pub struct BinaryFns {
     pub i64: Option<Map2>,
     /// For bool inputs.
     pub bool: Option<Map2>,
+    /// For int8 inputs.
+    pub i8: Option<Map2>,
+    /// For int16 inputs.
+    pub i16: Option<Map2>,
+    /// For uint8 inputs.
+    pub u8: Option<Map2>,
+    /// For uint16 inputs.
+    pub u16: Option<Map2>,
     /// True when the output is bool, false when it has the inputs' dtype.
     pub bool_output: bool,
 }
@@ -47,15 +55,29 @@ impl BinaryFns {
             DType::Int32 => self.i32,
             DType::Int64 => self.i64,
             DType::Bool => self.bool,
+            DType::Int8 => self.i8,
+            DType::Int16 => self.i16,
+            DType::UInt8 => self.u8,
+            DType::UInt16 => self.u16,
             _ => None,
         }
     }
     /// The input dtypes with a kernel.
     pub fn dtypes(&self) -> Vec<DType> {
-        [DType::Float, DType::Double, DType::Int32, DType::Int64, DType::Bool]
-            .into_iter()
-            .filter(|&t| self.get(t).is_some())
-            .collect()
+        [
+            DType::Float,
+            DType::Double,
+            DType::Int32,
+            DType::Int64,
+            DType::Bool,
+            DType::Int8,
+            DType::Int16,
+            DType::UInt8,
+            DType::UInt16,
+        ]
+        .into_iter()
+        .filter(|&t| self.get(t).is_some())
+        .collect()
     }
 }
 
@@ -78,8 +100,18 @@ pub(crate) use __map2;
 /// [`BinaryFns`] from element functions (each a closure written once, typed per dtype):
 /// `float: f` (float32, float64), `float: f, int: g` (and int32, int64) with output of the
 /// input dtype; `compare: f` (float32, float64, int32, int64) and `compare: f, bool: g`
-/// (and bool) with bool output.
+/// (and bool) with bool output; comparisons also take int8, int16, uint8, uint16, as
+/// `float: f, int: g, small_ints` does with `g` (`Maximum`, `Minimum`).
 macro_rules! binary_fns {
+    (float: $f:expr, int: $i:expr, small_ints) => {
+        $crate::ops::math::BinaryFns {
+            i8: $crate::__map2!(i8 => same, $i),
+            i16: $crate::__map2!(i16 => same, $i),
+            u8: $crate::__map2!(u8 => same, $i),
+            u16: $crate::__map2!(u16 => same, $i),
+            ..$crate::binary_fns!(float: $f, int: $i)
+        }
+    };
     (float: $f:expr) => {
         $crate::ops::math::BinaryFns {
             f32: $crate::__map2!(f32 => same, $f),
@@ -87,6 +119,10 @@ macro_rules! binary_fns {
             i32: None,
             i64: None,
             bool: None,
+            i8: None,
+            i16: None,
+            u8: None,
+            u16: None,
             bool_output: false,
         }
     };
@@ -97,6 +133,10 @@ macro_rules! binary_fns {
             i32: $crate::__map2!(i32 => same, $i),
             i64: $crate::__map2!(i64 => same, $i),
             bool: None,
+            i8: None,
+            i16: None,
+            u8: None,
+            u16: None,
             bool_output: false,
         }
     };
@@ -107,6 +147,10 @@ macro_rules! binary_fns {
             i32: $crate::__map2!(i32 => bool, $f),
             i64: $crate::__map2!(i64 => bool, $f),
             bool: None,
+            i8: $crate::__map2!(i8 => bool, $f),
+            i16: $crate::__map2!(i16 => bool, $f),
+            u8: $crate::__map2!(u8 => bool, $f),
+            u16: $crate::__map2!(u16 => bool, $f),
             bool_output: true,
         }
     };

@@ -13,12 +13,12 @@ use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[&Scan::CUMSUM, &Scan::CUMPROD];
 
-const NUMBERS: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::Int64];
+const NUMBERS: &[DType] = crate::ops::kernels::NUMBERS_AND_SMALL_INTS;
 
 /// `Cumsum` / `Cumprod(x, axis)` (attrs `exclusive`, `reverse`, `T`, `Tidx`): along
 /// `axis` (a 0-d int32/int64, negative from the end), element `i` is the sum (product)
 /// of elements `0..=i` (`0..i` when `exclusive`; counted from the end when `reverse`).
-/// float32, float64, int32, int64 (integers wrap); same shape. Errors: `InvalidArgument`
+/// float32, float64, int8, int16, int32, int64, uint8, uint16 (integers wrap); same shape. Errors: `InvalidArgument`
 /// with TensorFlow's `ScanOp: Expected scan axis in the range [-1, 1), but got 1` (at
 /// build time for a constant axis). Gradients (TensorFlow's): `Cumsum` of the gradient in
 /// the other direction; for `Cumprod`, `div_no_nan(cumsum(cumprod(x) * g, reverse = not
@@ -63,7 +63,7 @@ impl RegisteredOp for Scan {
     }
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let t = node.attr_type("T")?;
-        let f = crate::dispatch_numeric!(t, self.op_type, T => scan::<T> as ScanFn);
+        let f = crate::dispatch_numeric!(t, self.op_type, small_ints, T => scan::<T> as ScanFn);
         Ok(Box::new(ScanKernel {
             f,
             product: self.product,
@@ -123,7 +123,7 @@ fn scan<T: Num>(x: &Tensor, axis: usize, product: bool, exclusive: bool, reverse
                 if exclusive {
                     out[k] = acc;
                 }
-                acc = if product { acc * v[k] } else { acc + v[k] };
+                acc = if product { acc.mul_wrapping(v[k]) } else { acc.add_wrapping(v[k]) };
                 if !exclusive {
                     out[k] = acc;
                 }

@@ -39,6 +39,7 @@ pub mod float_class;
 pub mod functions;
 pub mod fused_matmul;
 pub mod legacy;
+pub mod linalg;
 pub mod logical;
 pub mod matmul;
 pub mod pow_diff;
@@ -48,6 +49,7 @@ pub mod reduction;
 pub mod rounding;
 pub mod select;
 pub mod select_v1;
+pub mod sparse_segment;
 pub mod special;
 pub mod top_k;
 pub mod unary;
@@ -69,6 +71,7 @@ pub use equality::not_equal;
 pub use float_class::{is_finite, is_inf, is_nan};
 pub use functions::{exp, log, reciprocal, rsqrt, sqrt, square};
 pub use legacy::{add_v1, div_v1, inv};
+pub use linalg::{matrix_determinant, matrix_inverse};
 pub use logical::{logical_and, logical_not, logical_or};
 pub use matmul::{matmul, matmul_t};
 pub use pow_diff::{div_no_nan, pow, squared_difference};
@@ -77,6 +80,7 @@ pub use reduction::{argmax, argmin};
 pub use rounding::{abs, ceil, floor, round, sign};
 pub use select::where_v2;
 pub use select_v1::select_v1;
+pub use sparse_segment::{sparse_segment, sparse_segment_grad};
 pub use special::{erf, erfc};
 pub use top_k::top_k;
 pub use unary::{UnaryFns, UnaryOp};
@@ -102,6 +106,8 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         .chain(fused_matmul::DEFS)
         .chain(binary::DEFS)
         .chain(equality::DEFS)
+        .chain(linalg::DEFS)
+        .chain(sparse_segment::DEFS)
         .chain(logical::DEFS)
         .chain(select::DEFS)
         .chain(rounding::DEFS)

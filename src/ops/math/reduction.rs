@@ -30,7 +30,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
 ];
 
 const INTS: &[DType] = &[DType::Int32, DType::Int64];
-const NUMBERS: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::Int64];
+const NUMBERS: &[DType] = crate::ops::kernels::NUMBERS_AND_SMALL_INTS;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -45,7 +45,8 @@ enum Kind {
 
 /// A reduction `op(input, reduction_indices)` over constant or computed axes, any number
 /// of them (negative axes count from the end; attrs `T`, `Tidx`, `keep_dims`): `Sum`,
-/// `Mean`, `Max`, `Min` and `Prod` for float32, float64, int32, int64; `All` and `Any`
+/// `Mean`, `Max`, `Min` and `Prod` for float32, float64, int8, int16, int32, int64, uint8,
+/// uint16 (a small-integer `Mean` sums without wrapping, as TensorFlow); `All` and `Any`
 /// (no `T`) for bool. Errors: `InvalidArgument` for an axis out of range, an axis named
 /// twice (when run, TensorFlow's "Axes contains duplicate dimension"; the shape function
 /// counts it once, as TensorFlow's), `Max` over an
@@ -88,11 +89,11 @@ pub(crate) fn infer_reduced(x: &Shape, axes: Option<Tensor>, keep: bool) -> Resu
 type ReduceFn = fn(&Tensor, &[usize], bool) -> Result<Tensor>;
 
 fn sum<T: Num>(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
-    reduce::<T>(x, axes, keep, T::ZERO, |a, b| a + b)
+    reduce::<T>(x, axes, keep, T::ZERO, T::add_wrapping)
 }
 
 fn prod<T: Num>(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
-    reduce::<T>(x, axes, keep, T::ONE, |a, b| a * b)
+    reduce::<T>(x, axes, keep, T::ONE, T::mul_wrapping)
 }
 
 /// The largest value; NaN wins.
@@ -118,10 +119,18 @@ fn any(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
     reduce::<bool>(x, axes, keep, false, |a, b| a || b)
 }
 
-/// The sum divided by the number of reduced elements (integers truncate).
+/// The sum divided by the number of reduced elements (integers truncate). The small
+/// integers (int8, int16, uint8, uint16) sum without wrapping, as TensorFlow's (the mean
+/// of uint8 `[200, 200, 3]` is 134).
 fn mean<T: Num>(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
-    let s = reduce::<T>(x, axes, keep, T::ZERO, |a, b| a + b)?;
     let count: usize = axes.iter().map(|&a| x.shape()[a]).product();
+    if T::SMALL_INT {
+        let wide = Tensor::new(x.shape(), x.as_slice::<T>()?.iter().map(|v| v.to_f64() as i64).collect())?;
+        let s = reduce::<i64>(&wide, axes, keep, 0, |a, b| a + b)?;
+        let c = count.max(1) as i64;
+        return Tensor::new(s.shape(), s.as_slice::<i64>()?.iter().map(|&v| T::from_f64((v / c) as f64)).collect());
+    }
+    let s = reduce::<T>(x, axes, keep, T::ZERO, T::add_wrapping)?;
     let c = T::from_f64(count as f64);
     Tensor::new(s.shape(), s.as_slice::<T>()?.iter().map(|&v| v / c).collect())
 }
@@ -154,7 +163,7 @@ impl RegisteredOp for Reduce {
         let f = match self.kind {
             Kind::All => all as ReduceFn,
             Kind::Any => any,
-            kind => crate::dispatch_numeric!(t, self.op_type, T => match kind {
+            kind => crate::dispatch_numeric!(t, self.op_type, small_ints, T => match kind {
                 Kind::Sum => sum::<T> as ReduceFn,
                 Kind::Mean => mean::<T>,
                 Kind::Max => max::<T>,

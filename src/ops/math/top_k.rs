@@ -15,7 +15,7 @@ use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[&TopKV2];
 
-const NUMBERS: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::Int64];
+const NUMBERS: &[DType] = crate::ops::kernels::NUMBERS_AND_SMALL_INTS;
 const INDEX: &[DType] = &[DType::Int16, DType::Int32, DType::Int64];
 
 /// The `index_type` attr (int32 when absent).
@@ -33,7 +33,7 @@ fn index_type(node: &Node) -> Result<DType> {
 /// `TopKV2(input, k)` (attrs `sorted` = true, `T`, `Tk`, `index_type` = int32): along the
 /// last dimension of `input` (rank ≥ 1), the `k` largest values (`values`, in descending
 /// order; equal values by ascending index; NaN counts as the largest) and their positions
-/// (`indices`). float32, float64, int32, int64; `k` a 0-d int32/int64. Errors:
+/// (`indices`). float32, float64, int8, int16, int32, int64, uint8, uint16; `k` a 0-d int32/int64. Errors:
 /// `InvalidArgument` with TensorFlow's messages (`input must have last dimension >= k =
 /// 4 but is 3` at build time, `input must have at least k columns. Had 3, needed 4` and
 /// `Need k >= 0, got -1` when run). Gradient (TensorFlow's `_TopKGrad`): the gradient of
@@ -70,7 +70,7 @@ impl RegisteredOp for TopKV2 {
     }
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let t = node.attr_type("T")?;
-        let f = crate::dispatch_numeric!(t, "TopKV2", T => top_k_rows::<T> as TopKFn);
+        let f = crate::dispatch_numeric!(t, "TopKV2", small_ints, T => top_k_rows::<T> as TopKFn);
         Ok(Box::new(TopKKernel { f, index: index_type(node)? }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
