@@ -65,17 +65,17 @@ pub(crate) fn shape_from_tensor(t: &Tensor) -> Result<Shape> {
     if !matches!(t.dtype(), DType::Int32 | DType::Int64) {
         return Err(Error::invalid_argument(format!("Expected an int32 or int64 shape tensor; found {}", t.dtype())));
     }
-    let v = t.to_f64_vec()?;
+    let v: Vec<i64> = t.to_f64_vec()?.iter().map(|&x| x as i64).collect();
     match t.rank() {
-        0 if v[0] == -1.0 => Ok(Shape::unknown()),
+        0 if v[0] == -1 => Ok(Shape::unknown()),
         0 => Err(Error::invalid_argument(
             "The only valid scalar shape tensor is the fully unknown shape specified as -1.",
         )),
         1 => v
             .iter()
             .map(|&d| match d {
-                d if d == -1.0 => Ok(None),
-                d if d >= 0.0 => Ok(Some(d as usize)),
+                -1 => Ok(None),
+                d if d >= 0 => Ok(Some(d as usize)),
                 d => Err(Error::invalid_argument(format!("Dimension {d} must be >= -1"))),
             })
             .collect::<Result<Vec<_>>>()
