@@ -9,6 +9,7 @@
 //!   accumulators: `TensorListPushBack` in the forward loop, `TensorListPopBack` in the
 //!   backward one) runs to TensorFlow's y and gradients;
 //! - the list ops' gradients built here match finite differences;
+//! - a list is a value (copy on write) and flows through a TF1 `cond`'s Switch and Merge;
 //! - variant values are refused where they would be serialized.
 
 mod common;
@@ -258,4 +259,30 @@ fn variant_values_are_never_serialized() {
     // a TensorList op given a plain tensor: TensorFlow's GetInputList message
     let err = Tensor::scalar(1f32).tensor_list().unwrap_err();
     assert_eq!(err.message, "Input handle is not a list. Saw: 'a float32 tensor'");
+}
+
+#[test]
+fn a_list_flows_through_tf1_cond() {
+    // Switch/Merge (and the branches' Identities) pass a variant tensor on unchanged
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::constant(&s, Tensor::new(&[2, 2], vec![1f32, 2., 3., 4.]).unwrap()).unwrap();
+    let l = ops::tensor_list::tensor_list_from_tensor(&s, &x, &i32c(&s, vec![2])).unwrap();
+    let p = ops::placeholder(&s.named("p"), DType::Bool, Shape::scalar()).unwrap();
+    let out = ops::cond(
+        &s,
+        &p,
+        |b| {
+            let v = ops::constant(b, Tensor::vector(vec![7f32, 8.])).unwrap();
+            Ok(vec![ops::tensor_list::tensor_list_set_item(b, &l, &i32s(b, 1), &v)?])
+        },
+        |b| Ok(vec![ops::identity(b, &l)?]),
+    )
+    .unwrap();
+    let st = ops::tensor_list::tensor_list_stack(&s, &out[0], &i32c(&s, vec![2]), DType::Float, -1).unwrap();
+    let sess = Session::new(&g).unwrap();
+    for (pv, want) in [(true, [1f32, 2., 7., 8.]), (false, [1., 2., 3., 4.])] {
+        let got = sess.run(&[(&p, Tensor::scalar(pv))], &[&st], &[]).unwrap().remove(0);
+        assert_eq!(got.to_vec::<f32>().unwrap(), want, "p = {pv}");
+    }
 }
