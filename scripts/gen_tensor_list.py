@@ -148,6 +148,14 @@ def list_ops():
                                                               num_elements=3, name="err_stack_num_elements")
         fetches["err_resize_negative"] = R.TensorListLength(
             input_handle=R.TensorListResize(input_handle=l, size=big * -1), name="err_resize_negative")
+        fetches["err_gather_out_of_range"] = R.TensorListGather(
+            input_handle=l, indices=tf.reshape(big, [1]), element_shape=es3, element_dtype=f32,
+            name="err_gather_out_of_range")
+        fetches["err_get_negative"] = R.TensorListGetItem(input_handle=l, index=-big, element_shape=es3,
+                                                          element_dtype=f32, name="err_get_negative")
+        fetches["err_scatter_negative"] = R.TensorListLength(
+            input_handle=R.TensorListScatterV2(tensor=x[:1], indices=tf.reshape(-big, [1]), element_shape=es3,
+                                               num_elements=-1), name="err_scatter_negative")
         gd = g.as_graph_def()
         feeds = {"x:0": np.arange(12, dtype=np.float32).reshape(4, 3) * 0.5 - 1.0,
                  "v:0": np.array([10.0, 20.0, 30.0], np.float32), "i:0": np.int32(2), "big:0": np.int32(7),

@@ -74,7 +74,7 @@ fn list_op_errors_are_tensorflows() {
     let sess = Session::new(&g).unwrap();
     let fs = feeds(&g, &e);
     let errors = e["errors"].as_object().unwrap();
-    assert_eq!(errors.len(), 12);
+    assert_eq!(errors.len(), 15);
     for (name, want) in errors {
         let fetch = g.tensor_by_name(want["fetch"].as_str().unwrap()).unwrap();
         let err = run(&sess, &fs, &fetch).expect_err(name);

@@ -11,8 +11,8 @@ use crate::tensor::{DType, Shape, Tensor, TensorList};
 /// `EmptyTensorList(element_shape, max_num_elements)` (attrs `element_dtype`,
 /// `shape_type`): an empty list of `element_dtype` elements compatible with
 /// `element_shape` (int32/int64; -1 = unknown), holding at most `max_num_elements` (int32
-/// scalar, -1 = unbounded). Errors: `InvalidArgument` as TensorFlow's for a non-scalar or
-/// negative bound, a malformed shape.
+/// scalar, -1 = unbounded). Errors: `InvalidArgument` as TensorFlow's for a non-scalar
+/// bound, a malformed shape.
 pub struct EmptyTensorList;
 impl RegisteredOp for EmptyTensorList {
     fn op_type(&self) -> &'static str {
@@ -76,13 +76,9 @@ impl Kernel for NewList {
                     tf_dims(n.shape())
                 )));
             }
-            let max = n.to_f64_vec()?[0] as i64;
-            if max < -1 {
-                return Err(Error::invalid_argument(format!(
-                    "max_num_elements must be non-negative or -1 (unbounded), got {max}"
-                )));
-            }
-            list.max_num_elements = max;
+            // any value is taken, as TensorFlow's kernel does (a bound below -1 lets no
+            // push through)
+            list.max_num_elements = n.to_f64_vec()?[0] as i64;
         }
         Ok(vec![Tensor::from_tensor_list(list)])
     }
