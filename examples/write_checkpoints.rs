@@ -70,6 +70,8 @@ fn tensor_entry(name: &str, t: &Tensor) -> Value {
         Storage::QI16(v) => ("int", v.iter().map(|x| x.0.into()).collect()),
         Storage::QU16(v) => ("int", v.iter().map(|x| x.0.into()).collect()),
         Storage::QI32(v) => ("int", v.iter().map(|x| x.0.into()).collect()),
+        // checkpoints never hold variant values (TensorLists)
+        Storage::Variant(v) => ("variant", v.iter().map(|x| x.type_name().into()).collect()),
     };
     json!({"name": name, "dtype": t.dtype().name(), "shape": t.shape(), "encoding": encoding, "data": data})
 }

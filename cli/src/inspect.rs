@@ -158,6 +158,7 @@ fn flat_json(t: &Tensor) -> Vec<Value> {
         Storage::QI16(v) => v.iter().map(|x| Value::from(x.0)).collect(),
         Storage::QU16(v) => v.iter().map(|x| Value::from(x.0)).collect(),
         Storage::QI32(v) => v.iter().map(|x| Value::from(x.0)).collect(),
+        Storage::Variant(v) => v.iter().map(|x| Value::from(x.type_name())).collect(),
     }
 }
 
@@ -234,6 +235,7 @@ fn flat_text(t: &Tensor, limit: usize) -> Vec<String> {
         Storage::QI16(v) => take(v, limit, |x| x.0.to_string()),
         Storage::QU16(v) => take(v, limit, |x| x.0.to_string()),
         Storage::QI32(v) => take(v, limit, |x| x.0.to_string()),
+        Storage::Variant(v) => take(v, limit, |x| x.type_name().to_string()),
     }
 }
 

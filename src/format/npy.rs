@@ -431,6 +431,10 @@ fn npy_dtype(t: &Tensor) -> Result<(String, usize)> {
             let width = v.iter().map(Vec::len).max().unwrap_or(0).max(1);
             Ok((format!("|S{width}"), width))
         }
+        Storage::Variant(_) => Err(Error::new(
+            Code::Unimplemented,
+            "a variant tensor (TensorList) has no .npy form; stack the list into a plain tensor first (TensorListStack)",
+        )),
         Storage::BF16(_) => Err(Error::new(
             Code::Unimplemented,
             "numpy has no bfloat16 dtype, so a bfloat16 tensor has no .npy form; convert it to float32 first (tensor.convert(DType::Float), exact)",
@@ -474,6 +478,8 @@ fn encode(s: &Storage, item: usize, out: &mut Vec<u8>) {
                 out.resize(out.len() + (item - x.len()), 0);
             }
         }
+        // refused by `npy_dtype` first
+        Storage::Variant(_) => {}
     }
 }
 

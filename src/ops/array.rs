@@ -192,6 +192,7 @@ impl RegisteredOp for Const {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         let t = ctx.node.attr_tensor("value")?;
         let dtype = ctx.node.attr_type("dtype")?;
+        t.dtype().check_storage(&format!("the value of Const '{}'", ctx.node.name))?;
         if dtype != t.dtype() {
             return Err(Error::invalid_argument(format!(
                 "Type mismatch between value ({}) and dtype ({dtype}) of Const '{}'",
@@ -653,8 +654,9 @@ macro_rules! like_op {
                 plain(|ctx| {
                     let x = ctx.input(0);
                     if $val == 0.0 {
-                        // every dtype has a zero (false, the empty string), as TensorFlow's ZerosLike
-                        return Ok(vec![Tensor::try_zeros(x.dtype(), x.shape())?]);
+                        // every dtype has a zero (false, the empty string; a TensorList of
+                        // zeros for a variant), as TensorFlow's ZerosLike
+                        return Ok(vec![x.zeros_like()?]);
                     }
                     Ok(vec![Tensor::filled(&Tensor::from_f64(x.dtype(), &[], &[$val])?, x.shape())?])
                 })
@@ -662,7 +664,12 @@ macro_rules! like_op {
         }
     };
 }
-like_op!(ZerosLike, "ZerosLike", 0.0, "`ZerosLike`: zeros of the input's dtype and shape.");
+like_op!(
+    ZerosLike,
+    "ZerosLike",
+    0.0,
+    "`ZerosLike`: zeros of the input's dtype and shape (of a TensorList: the list with each set element zeroed)."
+);
 like_op!(OnesLike, "OnesLike", 1.0, "`OnesLike`: ones of the input's dtype and shape.");
 
 /// `tf.zeros_like(x)`.

@@ -31,6 +31,7 @@ pub mod step_resources;
 pub mod string_ops;
 pub mod summary;
 pub mod tensor_array;
+pub mod tensor_list;
 pub mod thread_pool;
 pub mod training;
 pub mod unknown;

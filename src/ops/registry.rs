@@ -39,6 +39,7 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         .chain(super::parsing::DEFS)
         .chain(super::tensor_array::DEFS)
         .chain(super::stack::DEFS)
+        .chain(super::tensor_list::DEFS)
         .chain(super::quantize::DEFS)
         .chain(super::string_ops::DEFS)
         .chain(super::summary::DEFS)

@@ -147,7 +147,8 @@ fn join(values: &[Tensor], shape: &[usize], dtype: DType) -> Result<Tensor> {
         };
     }
     let storage = cat!(
-        F32, F64, I32, I64, Bool, I8, I16, U8, U16, U32, U64, F16, BF16, C64, C128, Str, QI8, QU8, QI16, QU16, QI32
+        F32, F64, I32, I64, Bool, I8, I16, U8, U16, U32, U64, F16, BF16, C64, C128, Str, QI8, QU8, QI16, QU16, QI32,
+        Variant
     );
     Tensor::from_storage(shape, storage)
 }

@@ -50,6 +50,13 @@ pub enum DType {
     UInt32 = 22,
     /// `DT_UINT64` (23).
     UInt64 = 23,
+    /// `DT_VARIANT` (21): opaque run-time values, one per element; the kind tensorgraph has
+    /// is a TensorList ([`TensorList`](crate::tensor::TensorList)). Variant tensors exist
+    /// only while a graph runs (kernels make them, control flow and function calls pass
+    /// them on): they are never serialized (`Const`, checkpoints, `.npy`), zero-filled from
+    /// a dtype alone, or fed from bytes, so [`DType::has_storage`] is false for it and it is
+    /// in [`DType::GRAPH_ONLY`], not [`DType::ALL`].
+    Variant = 21,
     /// `DT_RESOURCE` (20): a resource handle, the output of `VarHandleOp` (resource
     /// variables). A graph-level dtype only: tensorgraph never makes a tensor of it (the
     /// executor hands kernels the variable's buffer instead), so it has no [`Storage`]
@@ -88,31 +95,40 @@ impl DType {
         DType::UInt64,
     ];
 
-    /// The dtypes that only appear in graphs (op outputs and attrs), never as tensor
-    /// values: [`DType::Resource`].
-    pub const GRAPH_ONLY: [DType; 1] = [DType::Resource];
+    /// The dtypes whose values never leave a running graph as bytes: [`DType::Resource`]
+    /// (no tensor at all: the session hands kernels the variable's buffer) and
+    /// [`DType::Variant`] (opaque run-time values, TensorLists).
+    pub const GRAPH_ONLY: [DType; 2] = [DType::Resource, DType::Variant];
 
     /// [`DType::ALL`] followed by [`DType::GRAPH_ONLY`]: every dtype a graph may name.
-    pub const ALL_WITH_GRAPH_ONLY: [DType; 22] = {
-        let mut out = [DType::Resource; 22];
+    pub const ALL_WITH_GRAPH_ONLY: [DType; 23] = {
+        let mut out = [DType::Resource; 23];
         let mut i = 0;
         while i < DType::ALL.len() {
             out[i] = DType::ALL[i];
             i += 1;
         }
+        out[22] = DType::Variant;
         out
     };
 
-    /// True for dtypes whose values are tensors (everything but [`DType::Resource`]).
+    /// True for dtypes whose values are plain tensors that can be stored, zero-filled and
+    /// serialized (everything but [`DType::Resource`] and [`DType::Variant`]).
     pub fn has_storage(self) -> bool {
-        !matches!(self, DType::Resource)
+        !matches!(self, DType::Resource | DType::Variant)
     }
 
-    /// Errors with `Unimplemented` for a dtype that has no tensor values (`DT_RESOURCE`),
+    /// Errors with `Unimplemented` for a dtype that has no plain tensor values (`DT_RESOURCE`,
+    /// `DT_VARIANT`),
     /// naming `what` (the tensor, entry or attr that has it); `Ok` otherwise.
     pub fn check_storage(self, what: &str) -> Result<()> {
         if self.has_storage() {
             return Ok(());
+        }
+        if self == DType::Variant {
+            return Err(Error::unimplemented(format!(
+                "{what} has dtype variant: tensorgraph's variant values (TensorLists) exist only while a graph runs, made by the TensorList ops; it does not serialize, store, zero-fill or feed them (build the list in the graph, from a plain tensor with TensorListFromTensor)"
+            )));
         }
         Err(Error::unimplemented(format!(
             "{what} has dtype {}: tensorgraph keeps resource handles inside the session and never stores, feeds, fetches or serializes them as tensors; read the variable's value (its ReadVariableOp output) instead",
@@ -146,7 +162,7 @@ impl DType {
             DType::Float | DType::Int32 | DType::UInt32 | DType::QInt32 => 4,
             DType::Double | DType::Int64 | DType::UInt64 | DType::Complex64 => 8,
             DType::Complex128 => 16,
-            DType::String | DType::Resource => return None,
+            DType::String | DType::Resource | DType::Variant => return None,
         })
     }
 
@@ -201,6 +217,7 @@ impl DType {
             DType::QUInt16 => "quint16",
             DType::QInt32 => "qint32",
             DType::Resource => "resource",
+            DType::Variant => "variant",
         }
     }
 }

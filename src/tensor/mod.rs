@@ -8,6 +8,7 @@ mod shape;
 mod summary;
 #[allow(clippy::module_inception)]
 mod tensor;
+mod variant;
 
 // checked sizes and fallible allocation for the layers above (and the CLI); not the
 // tensor API users need, so kept out of the docs
@@ -19,3 +20,4 @@ pub use quantized::{QInt16, QInt32, QInt8, QUInt16, QUInt8};
 pub use shape::fmt_dims;
 pub use shape::Shape;
 pub use tensor::{Element, Storage, Tensor};
+pub use variant::{TensorList, VariantValue};

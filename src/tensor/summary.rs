@@ -99,6 +99,7 @@ fn element(s: &Storage, i: usize) -> String {
         Storage::C64(v) => format!("({},{})", format_f32(v[i][0]), format_f32(v[i][1])),
         Storage::C128(v) => format!("({},{})", format_f64(v[i][0]), format_f64(v[i][1])),
         Storage::Str(v) => escape(&v[i]),
+        Storage::Variant(v) => format!("<{}>", v[i].type_name()),
     }
 }
 

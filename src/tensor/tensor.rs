@@ -2,7 +2,7 @@
 //! Cloning is cheap (the buffer is shared); kernels build new tensors.
 
 use super::alloc::{checked_num_elements, try_collect, try_filled};
-use super::{fmt_dims, DType, QInt16, QInt32, QInt8, QUInt16, QUInt8};
+use super::{fmt_dims, DType, QInt16, QInt32, QInt8, QUInt16, QUInt8, VariantValue};
 use crate::error::{Error, Result};
 use half::{bf16, f16};
 use std::sync::Arc;
@@ -52,6 +52,8 @@ pub enum Storage {
     QU16(Vec<QUInt16>),
     /// `qint32`
     QI32(Vec<QInt32>),
+    /// `variant`: opaque run-time values (TensorLists); never serialized
+    Variant(Vec<VariantValue>),
 }
 
 macro_rules! storage_dispatch {
@@ -78,6 +80,7 @@ macro_rules! storage_dispatch {
             Storage::QI16($v) => $body,
             Storage::QU16($v) => $body,
             Storage::QI32($v) => $body,
+            Storage::Variant($v) => $body,
         }
     };
 }
@@ -107,6 +110,7 @@ impl Storage {
             Storage::QI16(_) => DType::QInt16,
             Storage::QU16(_) => DType::QUInt16,
             Storage::QI32(_) => DType::QInt32,
+            Storage::Variant(_) => DType::Variant,
         }
     }
     /// Number of elements.
@@ -155,7 +159,9 @@ impl Storage {
             DType::QInt16 => Storage::QI16(try_filled(QInt16(0), n, dtype)?),
             DType::QUInt16 => Storage::QU16(try_filled(QUInt16(0), n, dtype)?),
             DType::QInt32 => Storage::QI32(try_filled(QInt32(0), n, dtype)?),
-            DType::Resource => return Err(Error::internal("resource storage passed the storage check")),
+            DType::Resource | DType::Variant => {
+                return Err(Error::internal("resource or variant storage passed the storage check"))
+            }
         })
     }
     /// Gathers elements by flat index (used by broadcasting, transposes and slicing):
@@ -204,6 +210,7 @@ impl Storage {
             Storage::QI16(v) => g!(v, Storage::QI16),
             Storage::QU16(v) => g!(v, Storage::QU16),
             Storage::QI32(v) => g!(v, Storage::QI32),
+            Storage::Variant(v) => g!(v, Storage::Variant),
         })
     }
 }
@@ -356,6 +363,7 @@ impl Tensor {
             Storage::QI16(v) => rep!(v, Storage::QI16),
             Storage::QU16(v) => rep!(v, Storage::QU16),
             Storage::QI32(v) => rep!(v, Storage::QI32),
+            Storage::Variant(v) => rep!(v, Storage::Variant),
         };
         Tensor::from_storage(shape, s)
     }
@@ -378,6 +386,10 @@ impl Tensor {
     /// The storage.
     pub fn storage(&self) -> &Storage {
         &self.storage
+    }
+    /// The storage, to change: copied first when the buffer is shared (copy on write).
+    pub(super) fn storage_mut(&mut self) -> &mut Storage {
+        Arc::make_mut(&mut self.storage)
     }
     /// The elements as a slice of `T`. Errors: `InvalidArgument` when the dtype is not `T`'s.
     pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
@@ -438,7 +450,7 @@ impl Tensor {
             Storage::QI16(v) => v.iter().map(|x| x.0 as f64).collect(),
             Storage::QU16(v) => v.iter().map(|x| x.0 as f64).collect(),
             Storage::QI32(v) => v.iter().map(|x| x.0 as f64).collect(),
-            Storage::C64(_) | Storage::C128(_) | Storage::Str(_) => {
+            Storage::C64(_) | Storage::C128(_) | Storage::Str(_) | Storage::Variant(_) => {
                 return Err(Error::invalid_argument(format!("cannot read a {} tensor as numbers", self.dtype())))
             }
         })
@@ -466,7 +478,7 @@ impl Tensor {
             DType::QInt16 => Storage::QI16(v.iter().map(|&x| QInt16(x as i16)).collect()),
             DType::QUInt16 => Storage::QU16(v.iter().map(|&x| QUInt16(x as u16)).collect()),
             DType::QInt32 => Storage::QI32(v.iter().map(|&x| QInt32(x as i32)).collect()),
-            DType::Complex64 | DType::Complex128 | DType::String | DType::Resource => {
+            DType::Complex64 | DType::Complex128 | DType::String | DType::Resource | DType::Variant => {
                 return Err(Error::invalid_argument(format!("cannot build a {dtype} tensor from numbers")))
             }
         };

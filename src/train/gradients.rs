@@ -155,7 +155,7 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
         }
         // trainable outputs (TensorFlow's `_IsTrainable`): floating point, or a resource
         // handle (a variable's gradient flows to its handle, through cond's Switches too)
-        if !node.outputs.iter().any(|(d, _)| d.is_floating() || *d == DType::Resource) {
+        if !node.outputs.iter().any(|(d, _)| d.is_floating() || matches!(d, DType::Resource | DType::Variant)) {
             continue;
         }
         let def =

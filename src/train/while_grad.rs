@@ -162,7 +162,7 @@ pub(crate) fn loop_gradient(
         if node.inputs.is_empty() || og.iter().all(Option::is_none) {
             continue;
         }
-        if !node.outputs.iter().any(|(d, _)| d.is_floating() || *d == DType::Resource) {
+        if !node.outputs.iter().any(|(d, _)| d.is_floating() || matches!(d, DType::Resource | DType::Variant)) {
             continue;
         }
         let def =

@@ -51,6 +51,8 @@ pub(crate) fn encode_storage(storage: &Storage) -> (Vec<u8>, u32) {
         Storage::QU16(v) => le!(v, 2, |x| x.0.to_le_bytes()),
         Storage::QI32(v) => le!(v, 4, |x| x.0.to_le_bytes()),
         Storage::Str(v) => return encode_strings(v),
+        // refused before: `append` checks the dtype (variant values are never serialized)
+        Storage::Variant(_) => Vec::new(),
     };
     let crc = mask_crc(crc32c::crc32c(&bytes));
     (bytes, crc)
@@ -142,7 +144,7 @@ pub(crate) fn decode_fixed(dtype: DType, bytes: &[u8]) -> Storage {
                 .collect(),
         ),
         // not fixed-size (the reader rejects resource entries before decoding)
-        DType::String | DType::Resource => Storage::Str(Vec::new()),
+        DType::String | DType::Resource | DType::Variant => Storage::Str(Vec::new()),
     }
 }
 

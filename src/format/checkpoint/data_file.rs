@@ -47,7 +47,8 @@ fn stored_bytes(storage: &Storage) -> Option<&[u8]> {
         | Storage::QU8(_)
         | Storage::QI16(_)
         | Storage::QU16(_)
-        | Storage::QI32(_) => return None,
+        | Storage::QI32(_)
+        | Storage::Variant(_) => return None,
     })
 }
 
@@ -55,6 +56,7 @@ fn stored_bytes(storage: &Storage) -> Option<&[u8]> {
 /// crc32c. Numeric tensors are written straight from their buffer; for large ones the
 /// checksum is computed on another thread while the bytes are written.
 pub(crate) fn write_tensor(file: &mut DataFile, tensor: &Tensor) -> Result<(u64, u32)> {
+    tensor.dtype().check_storage("a checkpoint entry")?;
     match stored_bytes(tensor.storage()) {
         Some(b) if b.len() >= OVERLAP_CRC_BYTES => std::thread::scope(|s| {
             let crc = s.spawn(|| crc32c::crc32c(b));
@@ -197,6 +199,7 @@ pub(crate) fn read_fixed(file: &mut File, dtype: DType, n: usize, size: usize) -
             DType::Bool
             | DType::String
             | DType::Resource
+            | DType::Variant
             | DType::QInt8
             | DType::QUInt8
             | DType::QInt16

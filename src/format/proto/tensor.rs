@@ -128,7 +128,7 @@ fn storage_bytes(s: &Storage) -> Option<Vec<u8>> {
         Storage::QI16(v) => v.iter().flat_map(|x| x.0.to_le_bytes()).collect(),
         Storage::QU16(v) => v.iter().flat_map(|x| x.0.to_le_bytes()).collect(),
         Storage::QI32(v) => v.iter().flat_map(|x| x.0.to_le_bytes()).collect(),
-        Storage::Str(_) => return None,
+        Storage::Str(_) | Storage::Variant(_) => return None,
     })
 }
 
@@ -188,6 +188,7 @@ fn plain_from_bytes(d: DType, b: &[u8]) -> Storage {
         // not fixed-size (`to_tensor` never passes these here) or quantized (made plain first)
         DType::String
         | DType::Resource
+        | DType::Variant
         | DType::QInt8
         | DType::QUInt8
         | DType::QInt16
@@ -286,6 +287,8 @@ impl TensorProto {
             Storage::QI16(v) => p.int_val = v.iter().map(|x| x.0 as i32).collect(),
             Storage::QU16(v) => p.int_val = v.iter().map(|x| x.0 as i32).collect(),
             Storage::QI32(v) => p.int_val = v.iter().map(|x| x.0).collect(),
+            // never written: a variant `Const` is refused when built (`Const`'s shape function)
+            Storage::Variant(_) => {}
         }
         p
     }
@@ -396,7 +399,9 @@ impl TensorProto {
                 };
                 plain.into_quantized(dtype)?
             }
-            DType::Resource => return Err(Error::internal("resource TensorProto passed the storage check")),
+            DType::Resource | DType::Variant => {
+                return Err(Error::internal("resource or variant TensorProto passed the storage check"))
+            }
         };
         Tensor::from_storage(&dims, storage)
     }

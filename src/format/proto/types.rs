@@ -61,9 +61,9 @@ pub fn data_type_name(v: i32) -> String {
 }
 
 /// The tensorgraph dtype of a `DataType` number; a reference type (`DT_FLOAT_REF`) maps to
-/// its base type; `DT_RESOURCE` is [`DType::Resource`] (a graph-level dtype: valid in attrs
-/// and op signatures, never as tensor contents). Errors: `Unimplemented` naming the type for
-/// ones tensorgraph lacks (`DT_VARIANT`, 8/4-bit float types),
+/// its base type; `DT_RESOURCE` is [`DType::Resource`] and `DT_VARIANT` [`DType::Variant`]
+/// (graph-level dtypes: valid in attrs and op signatures, never as serialized tensor contents). Errors: `Unimplemented` naming the type for
+/// ones tensorgraph lacks (8/4-bit float types),
 /// `InvalidArgument` for `DT_INVALID` and numbers TensorFlow does not define.
 pub fn dtype_from_proto(v: i32) -> Result<DType> {
     if let Ok(d) = DType::from_enum(v) {
@@ -170,7 +170,8 @@ mod tests {
         assert_eq!(dtype_from_proto(101).unwrap(), DType::Float);
         assert_eq!(dtype_from_proto(20).unwrap(), DType::Resource);
         assert_eq!(dtype_to_proto(DType::Resource), DT_RESOURCE);
-        assert_eq!(dtype_from_proto(21).unwrap_err().code, crate::Code::Unimplemented);
+        assert_eq!(dtype_from_proto(21).unwrap(), DType::Variant);
+        assert_eq!(dtype_from_proto(24).unwrap_err().code, crate::Code::Unimplemented);
         assert_eq!(dtype_from_proto(0).unwrap_err().code, crate::Code::InvalidArgument);
         for d in DType::ALL_WITH_GRAPH_ONLY {
             assert_eq!(dtype_from_proto(dtype_to_proto(d)).unwrap(), d);

@@ -88,7 +88,10 @@ pub(super) fn interleave(parts: &[&Storage], outer: usize, chunks: &[usize]) -> 
             }
         };
     }
-    Ok(go!(F32, F64, I32, I64, Bool, I8, I16, U8, U16, U32, U64, F16, BF16, C64, C128, Str, QI8, QU8, QI16, QU16, QI32))
+    Ok(go!(
+        F32, F64, I32, I64, Bool, I8, I16, U8, U16, U32, U64, F16, BF16, C64, C128, Str, QI8, QU8, QI16, QU16, QI32,
+        Variant
+    ))
 }
 
 /// A 1-d int tensor of `dtype` (int32 or int64) holding `v`.

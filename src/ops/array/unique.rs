@@ -65,6 +65,8 @@ fn keys(s: &Storage) -> Vec<Key<'_>> {
         Storage::QI16(v) => v.iter().map(|&x| Key::Bits(x.0 as i64 as u64, 0)).collect(),
         Storage::QU16(v) => v.iter().map(|&x| Key::Bits(x.0 as u64, 0)).collect(),
         Storage::QI32(v) => v.iter().map(|&x| Key::Bits(x.0 as i64 as u64, 0)).collect(),
+        // refused when the kernel is prepared (Unique's `T` never allows variant)
+        Storage::Variant(v) => (0..v.len()).map(|i| Key::Bits(i as u64, 1)).collect(),
     }
 }
 

@@ -254,7 +254,8 @@ pub fn neg(s: &Scope, x: &Output) -> Result<Output> {
 }
 
 /// `AddN(inputs)`: the sum of N tensors of one dtype and shape (attrs `N`, `T`), as
-/// TensorFlow adds up gradients. float32, float64, int32, int64. Errors:
+/// TensorFlow adds up gradients. float32, float64, int32, int64, and TensorLists
+/// (`variant`: element by element, as TensorFlow's `TensorListBinaryAdd`). Errors:
 /// `InvalidArgument` for no input or shapes that differ (at build time when known).
 /// Gradient: the incoming gradient to every input.
 pub struct AddN;
@@ -281,6 +282,9 @@ impl RegisteredOp for AddN {
     }
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
+        if t == DType::Variant {
+            return Ok(Box::new(FnKernel(crate::ops::tensor_list::add_n_lists)));
+        }
         let f = crate::dispatch_numeric!(t, "AddN", T => add_n_kernel::<T>);
         Ok(Box::new(FnKernel(f)))
     }

@@ -180,7 +180,8 @@ impl Work {
 
 /// True for ops the optimiser never rewrites, removes or merges: stateful ops (TensorFlow's
 /// `is_stateful` or tensorgraph's), control flow, variables, placeholders, unregistered
-/// ops, and ops with reference or resource inputs or outputs.
+/// ops, and ops with reference inputs or resource or variant outputs (a variant value is
+/// never folded into a `Const`: it has no serialized form here).
 pub(crate) fn is_opaque(n: &Node) -> bool {
     let Ok(def) = ops::lookup(n.op_type) else { return true };
     def.is_stateful()
@@ -188,7 +189,7 @@ pub(crate) fn is_opaque(n: &Node) -> bool {
         || control_flow(n.op_type).is_some()
         || is_variable(n.op_type)
         || matches!(n.op_type, "Placeholder" | "PlaceholderWithDefault")
-        || n.outputs.iter().any(|o| o.0 == DType::Resource)
+        || n.outputs.iter().any(|o| matches!(o.0, DType::Resource | DType::Variant))
         || !def.ref_inputs().is_empty()
 }
 
