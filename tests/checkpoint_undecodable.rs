@@ -136,3 +136,23 @@ fn a_v1_checkpoint_without_its_meta_record_is_an_error_not_an_empty_listing() {
         "{e}"
     );
 }
+
+#[test]
+fn restore_names_an_undecodable_entry_as_such_not_as_missing() {
+    // seed004's v2 with dtype 999: restoring the seed004 model says v2's entry cannot be
+    // decoded, instead of "not found in checkpoint"
+    let dir = tempfile::tempdir().unwrap();
+    let p = edit_entry(dir.path(), "model.ckpt", "v2", |e| e.dtype = 999);
+    let g = tensorgraph::Graph::new();
+    let s = g.scope();
+    for name in ["v1", "v2", "v3"] {
+        s.variable_from_value(name, tensorgraph::Tensor::new(&[1], vec![0f32]).unwrap()).unwrap();
+    }
+    let sess = tensorgraph::Session::new(&g).unwrap();
+    let e = tensorgraph::train::Saver::new(&g).unwrap().restore(&sess, &p).unwrap_err();
+    assert!(
+        e.message.contains("v2: the checkpoint's entry cannot be decoded (DataType 999 is not a TensorFlow dtype)"),
+        "{e}"
+    );
+    assert!(!e.message.contains("not found in checkpoint"), "{e}");
+}

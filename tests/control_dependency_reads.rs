@@ -97,3 +97,27 @@ fn tensorflow_graphs_read_after_the_update_with_both_variable_kinds() {
         assert_eq!(three_fetches(&g, "init", &after), [1.0, 2.0, 3.0], "{kind} variable");
     }
 }
+
+#[test]
+fn the_assign_builders_take_the_variable_itself_as_tf_assign_does() {
+    // `tf.assign_add(ticks, 1)`: the variable (here what it derefs to, its value snapshot)
+    // is assigned, for both kinds
+    for resource in [false, true] {
+        let g = Graph::new();
+        let s = g.scope();
+        let c = ops::constant(&s.sub("ticks/Initializer"), Tensor::scalar(0f32)).unwrap();
+        let opts = if resource { VariableOptions::resource() } else { VariableOptions::default() };
+        let ticks = s.variable_with("ticks", opts, |_| Ok(c)).unwrap();
+        let one = ops::constant(&s, Tensor::scalar(1f32)).unwrap();
+        let bump = ops::assign_add(&s.named("bump"), &ticks, &one).unwrap();
+        let after = ops::identity(&s.named("after").with_control_dependencies(&[&bump.op()]), &ticks).unwrap();
+        let init = s.global_variables_initializer().unwrap();
+        assert_eq!(three_fetches(&g, &init.name(), &after), [1.0, 2.0, 3.0], "resource {resource}");
+        let down = ops::assign_sub(&s, &ticks, &one).unwrap();
+        let set = ops::assign(&s, &ticks, &ops::constant(&s, Tensor::scalar(7f32)).unwrap()).unwrap();
+        let sess = Session::new(&g).unwrap();
+        sess.run_targets(&[&init]).unwrap();
+        assert_eq!(sess.fetch(&[], &down).unwrap().as_slice::<f32>().unwrap(), [-1.0]);
+        assert_eq!(sess.fetch(&[], &set).unwrap().as_slice::<f32>().unwrap(), [7.0]);
+    }
+}

@@ -105,6 +105,13 @@ fn run_err(gd: &GraphDef) -> tensorgraph::Error {
     );
     // written back as it was read
     assert_eq!(g.to_graph_def().node_named("c"), gd.node_named("c"));
+    // under an import prefix the run names the call as imported, with the same reason
+    let g2 = Graph::new();
+    import_graph_def(&g2, gd, &ImportGraphDefOptions::new()).unwrap();
+    let c2 = g2.tensor_by_name("import/c:0").unwrap();
+    let x2 = g2.tensor_by_name("import/x:0").unwrap();
+    let e2 = Session::new(&g2).unwrap().run(&[(&x2, t())], &[&c2], &[]).unwrap_err();
+    assert_eq!(e2.message, e.message.replacen("the run needs node 'c'", "the run needs node 'import/c'", 1), "{e2}");
     e
 }
 

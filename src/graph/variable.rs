@@ -117,7 +117,9 @@ impl Variable {
     }
     /// The value snapshot `v/read:0` (resource variables: `v/Read/ReadVariableOp:0`), made
     /// once with the variable. For a reference variable it aliases the variable's buffer, so
-    /// an op run after an update sees the new value. A resource variable's snapshot is a
+    /// an op ordered after an update (by control dependencies) sees the new value; a fetch of
+    /// `v/read:0` itself returns the value read when it ran, where TensorFlow returns the
+    /// buffer as the run's later in-place updates left it. A resource variable's snapshot is a
     /// read of its own; so that `after = identity(v)` built under
     /// `control_dependencies([bump])` sees the update as in TensorFlow (which makes a fresh
     /// `ReadVariableOp` for each use of a resource variable), an op built in a scope with

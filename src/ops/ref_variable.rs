@@ -189,6 +189,31 @@ assign_update!(
     "`AssignSub`: subtracts input 1 from the variable at input 0; outputs the new value."
 );
 
+/// The variable's own output behind `reference`: for the value snapshot a [`Variable`]
+/// derefs to (`v/read`, an `Identity` of a `VariableV2`; `v/Read/ReadVariableOp` of a
+/// `VarHandleOp`), the variable `v:0` (reference or handle), as `tf.assign(v, ...)` takes
+/// the variable itself; any other output unchanged.
+///
+/// [`Variable`]: crate::Variable
+fn variable_of(reference: &Output) -> Output {
+    let g = reference.graph().read();
+    let n = &g.nodes[reference.op];
+    let var = match (n.op_type, n.inputs.first()) {
+        ("Identity", Some(&(v, 0))) if matches!(g.nodes[v].op_type, "VariableV2" | "Variable") => {
+            (n.name.strip_suffix("/read") == Some(g.nodes[v].name.as_str())).then_some(v)
+        }
+        ("ReadVariableOp", Some(&(h, 0))) if g.nodes[h].op_type == "VarHandleOp" => {
+            (n.name.strip_suffix("/Read/ReadVariableOp") == Some(g.nodes[h].name.as_str())).then_some(h)
+        }
+        _ => None,
+    };
+    drop(g);
+    match var {
+        Some(v) => Output { graph: reference.graph().clone(), op: v, index: 0 },
+        None => reference.clone(),
+    }
+}
+
 /// The value of resource variable `handle` after `update` (a `ReadVariableOp` in `s`'s name
 /// scope that runs after it), what TensorFlow's `assign*` on a resource variable returns.
 fn read_after(s: &Scope, handle: &Output, update: &Operation) -> Result<Output> {
@@ -196,10 +221,12 @@ fn read_after(s: &Scope, handle: &Output, update: &Operation) -> Result<Output> 
 }
 
 /// `tf.assign(ref, value)`: an `Assign` op (default name `Assign`), `use_locking` and
-/// `validate_shape` true. `reference` must be a variable's `v:0` output. For a resource
+/// `validate_shape` true. `reference` must be a variable's `v:0` output, or the value
+/// snapshot a [`crate::Variable`] derefs to (the variable is then assigned). For a resource
 /// variable (`reference` is its `VarHandleOp` handle) it is an `AssignVariableOp` (default
 /// name `AssignVariableOp`) and the result a `ReadVariableOp` run after it.
 pub fn assign(s: &Scope, reference: &Output, value: &Output) -> Result<Output> {
+    let reference = &variable_of(reference);
     if reference.dtype() == DType::Resource {
         let op = super::resource_variable::assign_variable_op(s, reference, value)?;
         return read_after(s, reference, &op);
@@ -215,6 +242,7 @@ pub fn assign(s: &Scope, reference: &Output, value: &Output) -> Result<Output> {
 
 /// `tf.assign_add(ref, delta)` (for a resource handle: `AssignAddVariableOp`, then a read).
 pub fn assign_add(s: &Scope, reference: &Output, delta: &Output) -> Result<Output> {
+    let reference = &variable_of(reference);
     if reference.dtype() == DType::Resource {
         let op = super::resource_variable::assign_add_variable_op(s, reference, delta)?;
         return read_after(s, reference, &op);
@@ -229,6 +257,7 @@ pub fn assign_add(s: &Scope, reference: &Output, delta: &Output) -> Result<Outpu
 
 /// `tf.assign_sub(ref, delta)` (for a resource handle: `AssignSubVariableOp`, then a read).
 pub fn assign_sub(s: &Scope, reference: &Output, delta: &Output) -> Result<Output> {
+    let reference = &variable_of(reference);
     if reference.dtype() == DType::Resource {
         let op = super::resource_variable::assign_sub_variable_op(s, reference, delta)?;
         return read_after(s, reference, &op);

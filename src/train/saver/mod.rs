@@ -489,9 +489,16 @@ impl Saver {
             reader.list().into_iter().map(|(n, d, s)| (n, (d, s))).collect();
         let mut missing = Vec::new();
         let mut mismatched = Vec::new();
+        let problems = reader.problems();
         for (name, v) in &self.vars {
             match listed.get(name) {
-                None => missing.push(name.clone()),
+                // an entry the reader cannot decode is there, damaged: said so, not "not found"
+                None => match problems.iter().find(|p| p.name == *name) {
+                    Some(p) => {
+                        mismatched.push(format!("{name}: the checkpoint's entry cannot be decoded ({})", p.problem))
+                    }
+                    None => missing.push(name.clone()),
+                },
                 Some((dtype, shape)) => {
                     if *dtype != v.dtype() || shape != &v.shape() {
                         mismatched.push(format!(

@@ -85,7 +85,9 @@ pub(crate) fn record(
     }
     for (name, why) in &l.failed {
         if let Some(id) = id_of(name) {
-            g.functions.uninstantiable.insert(id, (name.clone(), why.clone()));
+            // named as imported (under the import's prefix), as runs name it
+            let imported = g.nodes[id].name.clone();
+            g.functions.uninstantiable.insert(id, (imported, why.clone()));
         }
     }
 }
