@@ -201,5 +201,19 @@ pub fn inspect(path: &Path, json_out: bool) -> Result<(), String> {
         Model::Meta(m) => graph.import_meta_graph_def(m, &ImportMetaGraphOptions::default(), "inspect").map(|_| ()),
         Model::Graph(gd) => import_graph_def(&graph, gd, &ImportGraphDefOptions::new().prefix("")).map(|_| ()),
     };
-    imported.map_err(|e| format!("MODEL {} does not import ({format} summarized above): {e}", path.display()))
+    imported.map_err(|e| format!("MODEL {} does not import ({format} summarized above): {e}", path.display()))?;
+    // the summary lists unknown op types; function calls kept uninstantiated are warned of
+    let gd = match &file.model {
+        Model::Meta(m) => m.graph_def.as_ref(),
+        Model::Graph(gd) => Some(gd),
+    };
+    let calls: Vec<tensorgraph::Operation> = graph
+        .unknown_ops()
+        .into_iter()
+        .filter(|op| gd.is_some_and(|gd| tensorgraph::io::graph_def::runs_op_type(gd, &op.op_type())))
+        .collect();
+    if let Some(w) = tensorgraph::ops::unknown::unknown_ops_warning_for(&calls) {
+        eprintln!("warning: {}: {w}", path.display());
+    }
+    Ok(())
 }
