@@ -3,7 +3,7 @@
 //! the fused losses SoftmaxCrossEntropyWithLogits and SparseSoftmaxCrossEntropyWithLogits.
 //! More activations (Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign) are in
 //! [`activations`], fused batch normalization in [`batch_norm`] and [`batch_norm_grad`], `InTopK` in
-//! [`in_top_k`], local response normalization in [`lrn`].
+//! [`in_top_k`](mod@in_top_k), local response normalization in [`lrn`](mod@lrn).
 
 pub mod activations;
 pub mod batch_norm;
