@@ -9,13 +9,24 @@ mod common;
 use common::repo_root;
 use tensorgraph::io::graph_def::{import_graph_def, read_graph_def_text, ImportGraphDefOptions};
 use tensorgraph::ops::{self, VariableOptions};
-use tensorgraph::{Graph, Output, Session, Tensor};
+use tensorgraph::{Graph, Output, Scope, Session, Tensor, Variable};
 
 /// `after` fetched three times after `init`.
 fn three_fetches(g: &Graph, init: &str, after: &Output) -> Vec<f32> {
     let sess = Session::new(g).unwrap();
     sess.run_targets(&[&g.operation_by_name(init).unwrap()]).unwrap();
     (0..3).map(|_| sess.fetch(&[], after).unwrap().as_slice::<f32>().unwrap()[0]).collect()
+}
+
+/// In `g`: the root scope, variable `ticks` = 0.0 (a resource variable when `resource`) and
+/// a constant 1.0.
+fn ticks_and_one(g: &Graph, resource: bool) -> (Scope, Variable, Output) {
+    let s = g.scope();
+    let c = ops::constant(&s.sub("ticks/Initializer"), Tensor::scalar(0f32)).unwrap();
+    let opts = if resource { VariableOptions::resource() } else { VariableOptions::default() };
+    let ticks = s.variable_with("ticks", opts, |_| Ok(c)).unwrap();
+    let one = ops::constant(&s, Tensor::scalar(1f32)).unwrap();
+    (s, ticks, one)
 }
 
 #[test]
@@ -33,10 +44,7 @@ fn identity_of_a_reference_variable_after_an_update_sees_the_update() {
 #[test]
 fn a_fresh_read_of_a_resource_variable_after_an_update_sees_the_update() {
     let g = Graph::new();
-    let s = g.scope();
-    let c = ops::constant(&s.sub("ticks/Initializer"), Tensor::scalar(0f32)).unwrap();
-    let ticks = s.variable_with("ticks", VariableOptions::resource(), |_| Ok(c)).unwrap();
-    let one = ops::constant(&s, Tensor::scalar(1f32)).unwrap();
+    let (s, ticks, one) = ticks_and_one(&g, true);
     let bump = ticks.assign_add(&s, &one).unwrap();
     let deps = s.with_control_dependencies(&[&bump.op()]);
     let after = ops::identity(&deps.named("after"), &ticks.read(&deps.sub("after")).unwrap()).unwrap();
@@ -49,10 +57,7 @@ fn a_resource_variable_used_as_a_tensor_under_control_dependencies_is_read_after
     // the README idiom: `identity(v)` with v's value; TF's `tf.identity(ticks, name="after")`
     // under control_dependencies([bump]) makes `after/ReadVariableOp` there
     let g = Graph::new();
-    let s = g.scope();
-    let c = ops::constant(&s.sub("ticks/Initializer"), Tensor::scalar(0f32)).unwrap();
-    let ticks = s.variable_with("ticks", VariableOptions::resource(), |_| Ok(c)).unwrap();
-    let one = ops::constant(&s, Tensor::scalar(1f32)).unwrap();
+    let (s, ticks, one) = ticks_and_one(&g, true);
     let bump = ticks.assign_add(&s, &one).unwrap();
     let deps = s.with_control_dependencies(&[&bump.op()]);
     let after = ops::identity(&deps.named("after"), ticks.value()).unwrap();
@@ -104,11 +109,7 @@ fn the_assign_builders_take_the_variable_itself_as_tf_assign_does() {
     // is assigned, for both kinds
     for resource in [false, true] {
         let g = Graph::new();
-        let s = g.scope();
-        let c = ops::constant(&s.sub("ticks/Initializer"), Tensor::scalar(0f32)).unwrap();
-        let opts = if resource { VariableOptions::resource() } else { VariableOptions::default() };
-        let ticks = s.variable_with("ticks", opts, |_| Ok(c)).unwrap();
-        let one = ops::constant(&s, Tensor::scalar(1f32)).unwrap();
+        let (s, ticks, one) = ticks_and_one(&g, resource);
         let bump = ops::assign_add(&s.named("bump"), &ticks, &one).unwrap();
         let after = ops::identity(&s.named("after").with_control_dependencies(&[&bump.op()]), &ticks).unwrap();
         let init = s.global_variables_initializer().unwrap();
