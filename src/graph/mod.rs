@@ -28,4 +28,4 @@ pub use node::{Node, Operation, Output};
 pub(crate) use scope::{check_op_name, is_valid_op_name};
 pub use scope::{OpBuilder, Reuse, Scope, VarScope};
 pub use variable::Variable;
-pub(crate) use variable::VariableRecord;
+pub(crate) use variable::{snapshot_variable, VariableRecord};

@@ -160,3 +160,19 @@ impl Graph {
         self.write().var_store.insert(name, StoredVariable { record: v.record(), created_at: origin.to_string() });
     }
 }
+
+/// The variable whose value snapshot output `(op, index)` of `nodes` is, as a [`Variable`]
+/// makes it: an `Identity` named `<v>/read` of reference variable `v` (`VariableV2`,
+/// `Variable`), or a `ReadVariableOp` named `<v>/Read/ReadVariableOp` of resource variable
+/// `v` (`VarHandleOp`); returns `v`'s node id. `None` for any other output.
+pub(crate) fn snapshot_variable(nodes: &[std::sync::Arc<super::Node>], (op, index): (usize, usize)) -> Option<usize> {
+    let n = &nodes[op];
+    let &(v, 0) = n.inputs.first()? else { return None };
+    let var = &nodes[v];
+    let suffix = match (n.op_type, var.op_type) {
+        ("Identity", "VariableV2" | "Variable") => "/read",
+        ("ReadVariableOp", "VarHandleOp") => "/Read/ReadVariableOp",
+        _ => return None,
+    };
+    (index == 0 && n.name.strip_suffix(suffix) == Some(var.name.as_str())).then_some(v)
+}

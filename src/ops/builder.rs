@@ -4,7 +4,7 @@
 
 use super::{lookup, schema, InferCtx};
 use crate::error::{Error, Result};
-use crate::graph::{check_op_name, Node, OpBuilder, Operation, Output, Scope};
+use crate::graph::{check_op_name, snapshot_variable, Node, OpBuilder, Operation, Output, Scope};
 use crate::tensor::Shape;
 
 impl OpBuilder<'_> {
@@ -97,7 +97,8 @@ fn fresh_reads_under_control_deps(scope: &Scope, name: &str, inputs: Vec<Output>
     }
     let handles: Vec<Option<usize>> = {
         let g = scope.graph.read();
-        inputs.iter().map(|o| resource_snapshot_handle(&g.nodes, o)).collect()
+        let handle = |o: &Output| snapshot_variable(&g.nodes, o.key()).filter(|&v| g.nodes[v].op_type == "VarHandleOp");
+        inputs.iter().map(handle).collect()
     };
     if handles.iter().all(Option::is_none) {
         return Ok(inputs);
@@ -111,17 +112,4 @@ fn fresh_reads_under_control_deps(scope: &Scope, name: &str, inputs: Vec<Output>
             None => Ok(input),
         })
         .collect()
-}
-
-/// The `VarHandleOp` whose value snapshot `o` is: a `ReadVariableOp` named
-/// `<handle>/Read/ReadVariableOp` reading that handle, as `tf.Variable(use_resource=True)` makes.
-fn resource_snapshot_handle(nodes: &[std::sync::Arc<Node>], o: &Output) -> Option<usize> {
-    let n = &nodes[o.op];
-    if n.op_type != "ReadVariableOp" || o.index != 0 {
-        return None;
-    }
-    let &(h, 0) = n.inputs.first()? else { return None };
-    let handle = &nodes[h];
-    (handle.op_type == "VarHandleOp" && n.name.strip_suffix("/Read/ReadVariableOp") == Some(handle.name.as_str()))
-        .then_some(h)
 }

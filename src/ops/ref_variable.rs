@@ -197,16 +197,7 @@ assign_update!(
 /// [`Variable`]: crate::Variable
 fn variable_of(reference: &Output) -> Output {
     let g = reference.graph().read();
-    let n = &g.nodes[reference.op];
-    let var = match (n.op_type, n.inputs.first()) {
-        ("Identity", Some(&(v, 0))) if matches!(g.nodes[v].op_type, "VariableV2" | "Variable") => {
-            (n.name.strip_suffix("/read") == Some(g.nodes[v].name.as_str())).then_some(v)
-        }
-        ("ReadVariableOp", Some(&(h, 0))) if g.nodes[h].op_type == "VarHandleOp" => {
-            (n.name.strip_suffix("/Read/ReadVariableOp") == Some(g.nodes[h].name.as_str())).then_some(h)
-        }
-        _ => None,
-    };
+    let var = crate::graph::snapshot_variable(&g.nodes, reference.key());
     drop(g);
     match var {
         Some(v) => Output { graph: reference.graph().clone(), op: v, index: 0 },
