@@ -48,9 +48,25 @@ pub(crate) fn execute(
         Some(threads) if !plan.serial && !is_worker() => {
             run = run_parallel(plan, run, &step, pool, threads, inter.threads())?;
         }
-        _ => run_serial(plan, &mut run, &step, pool)?,
+        _ => match serial_worker(plan, pool) {
+            // one hand-off for the run, so that its matrix products use the faster
+            // `rten-gemm` kernels, which only run on a pool's worker (`gemm_rten.rs`)
+            Some(worker) => worker.install(|| run_serial(plan, &mut run, &step, pool))?,
+            None => run_serial(plan, &mut run, &step, pool)?,
+        },
     }
     run.into_fetches(plan)
+}
+
+/// The one-thread worker a serial run of `plan` moves to: when kernels are serial
+/// (`pool` has no threads), some item is expensive and this thread is not already a
+/// worker. `None` otherwise (the run stays on the calling thread: no hand-off for small
+/// graphs), or when the worker cannot be started.
+fn serial_worker(plan: &Plan, pool: &ThreadPool) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+    if !plan.expensive || pool.rayon().is_some() || is_worker() {
+        return None;
+    }
+    super::thread_pool::serial_worker()
 }
 
 /// Runs every ready task on this thread, lowest item number first.

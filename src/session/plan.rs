@@ -137,6 +137,10 @@ pub(crate) struct Plan {
     /// from a stack that no control edge orders (see `stacks_ordered`; a while loop's
     /// gradient has TensorFlow's forward/gradient sync edges and runs in parallel).
     pub serial: bool,
+    /// True when some item is expensive ([`super::cost`]): a serial run of the plan is
+    /// worth one hand-off to a one-thread worker whose kernels may use `rten-gemm`
+    /// (`session/executor.rs`).
+    pub expensive: bool,
     /// Node names by node id in the graph the plan runs (the optimiser's copy: folded
     /// constants and fused nodes included), for step statistics' timeline labels.
     pub names: Arc<Vec<String>>,
@@ -455,6 +459,7 @@ impl Plan {
             fetches: plan_fetches,
             token: Tensor::zeros(DType::Float, &[0]),
             serial: !items.iter().any(|it| it.expensive) || !stacks_ordered(&ops, &item_of),
+            expensive: items.iter().any(|it| it.expensive),
             items,
             names: Arc::new(nodes.iter().map(|n| n.name.clone()).collect()),
         })

@@ -54,6 +54,19 @@ fn shared() -> Result<ThreadPool> {
     Ok(ThreadPool::from_rayon(SHARED.get_or_init(|| pool).clone()))
 }
 
+/// A one-thread intra-op pool of the calling thread's own, made on its first call there and
+/// ended with that thread: where a serial run with expensive kernels executes, so that its
+/// float32 products may use `rten-gemm` (`ops/kernels/gemm_rten.rs`), which splits work over
+/// rayon's current pool and so must run on a worker whose pool has one thread. Calling
+/// threads each have their own, so concurrent serial runs do not queue behind one another.
+/// `None` when the thread cannot be started (the run then stays on the calling thread).
+pub(crate) fn serial_worker() -> Option<Arc<rayon::ThreadPool>> {
+    thread_local! {
+        static SERIAL: std::cell::OnceCell<Option<Arc<rayon::ThreadPool>>> = const { std::cell::OnceCell::new() };
+    }
+    SERIAL.with(|s| s.get_or_init(|| build(1, "tensorgraph-serial", true).ok()).clone())
+}
+
 /// The pool for a session made with `options`.
 /// Errors: `InvalidArgument` for a negative thread count; `ResourceExhausted` when the
 /// threads cannot be started.

@@ -1,16 +1,19 @@
-//! Matrix products through the `matrixmultiply` crate (f32, f64), split over the intra-op
-//! pool: a product with enough work is cut into blocks of output rows (or of output
-//! columns when there are few rows), each block one `matrixmultiply` call on one thread.
-//! Measured against the `gemm` crate and `matrixmultiply`'s own threading (BENCHMARKS.md):
-//! `matrixmultiply` was faster per core here, and splitting on the session's pool keeps
-//! the threads within it. `matrixmultiply` picks its kernel (AVX2/FMA, SSE2, ...) from
-//! the CPU at run time, so one binary runs everywhere.
+//! Matrix products: float32 through `rten-gemm` where it may use rayon's current pool (an
+//! intra-op worker, or a product large enough to split over the session's pool, see
+//! `gemm_rten.rs`), else through the `matrixmultiply` crate (f32, f64), split over the
+//! intra-op pool: a product with enough work is cut into blocks of output rows (or of
+//! output columns when there are few rows), each block one `matrixmultiply` call on one
+//! thread. Measured against the `gemm` crate and `matrixmultiply`'s own threading
+//! (BENCHMARKS.md): `matrixmultiply` was faster per core than `gemm`, `rten-gemm` faster
+//! than both. Both crates pick their kernel (AVX-512, AVX2/FMA, SSE2, ...) from the CPU at
+//! run time, so one binary runs everywhere.
 
 use super::epilogue::{Activation, Epilogue};
 use super::{parallel, Float, Num};
 use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, try_with_capacity, DType, Tensor};
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 /// `a @ b` for rank-2 float32/float64 tensors, with TensorFlow's `transpose_a` and
 /// `transpose_b`. Errors: `InvalidArgument` for other ranks/dtypes or mismatched inner
@@ -70,9 +73,20 @@ type GemmFn<T> =
 pub(crate) trait Gemm: Num {
     /// `matrixmultiply::sgemm` or `dgemm`.
     const GEMM: GemmFn<Self>;
+    /// True when [`Gemm::rten_product`] computes products of this type.
+    const RTEN: bool = false;
+    /// `c = a @ b` through `rten-gemm` on rayon's current pool (see `gemm_rten.rs`); false
+    /// when this type has no such kernel or it refused the operands (nothing written).
+    fn rten_product(_d: Dims, _a: &[Self], _b: &[Self], _c: &mut [MaybeUninit<Self>]) -> bool {
+        false
+    }
 }
 impl Gemm for f32 {
     const GEMM: GemmFn<f32> = matrixmultiply::sgemm;
+    const RTEN: bool = true;
+    fn rten_product(d: Dims, a: &[f32], b: &[f32], c: &mut [MaybeUninit<f32>]) -> bool {
+        super::gemm_rten::product(d, a, b, c)
+    }
 }
 impl Gemm for f64 {
     const GEMM: GemmFn<f64> = matrixmultiply::dgemm;
@@ -149,13 +163,7 @@ pub(crate) fn gemm<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: &mut [T]) {
 /// cache, so the values are those of the product followed by `BiasAdd` and the activation.
 /// Every one of the first `m * n` elements of `c` is written. Panics as [`gemm`], and when
 /// the bias is shorter than `d.n`.
-pub(crate) fn gemm_uninit<T: Gemm + Float>(
-    d: Dims,
-    a: &[T],
-    b: &[T],
-    c: &mut [std::mem::MaybeUninit<T>],
-    ep: Epilogue<T>,
-) {
+pub(crate) fn gemm_uninit<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: &mut [MaybeUninit<T>], ep: Epilogue<T>) {
     assert!(c.len() >= d.m * d.n);
     gemm_blocks(d, a, b, SendPtr(c.as_mut_ptr().cast::<T>()), ep);
 }
@@ -201,32 +209,48 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: SendPtr<T>, ep: Ep
     // SAFETY (every call below): the bounds were checked above; each call reads rows
     // [i0, i0+rows) of a and columns [j0, j0+cols) of b, and writes that block of c
     // (`beta = 0`: c is not read).
+    // `rten-gemm` splits over rayon's current pool: used on an intra-op worker, or for a
+    // product worth splitting, moved into the session's pool (whole rows only: it writes
+    // a contiguous output)
+    let use_rten = T::RTEN && (parallel::is_worker() || (threads > 1 && macs >= MIN_PARALLEL_MACS));
     let call = |i0: usize, rows: usize, j0: usize, cols: usize, c: SendPtr<T>| {
         let mut r0 = i0;
         while r0 < i0 + rows {
             let r = sub.min(i0 + rows - r0);
-            unsafe {
-                T::GEMM(
-                    r,
-                    d.k,
-                    cols,
-                    T::ONE,
-                    a.as_ptr().offset(r0 as isize * d.rsa),
-                    d.rsa,
-                    d.csa,
-                    b.as_ptr().offset(j0 as isize * d.csb),
-                    d.rsb,
-                    d.csb,
-                    T::ZERO,
-                    c.0.add(r0 * d.n + j0),
-                    d.n as isize,
-                    1,
-                );
+            let done = use_rten && j0 == 0 && cols == d.n && {
+                let out =
+                    unsafe { std::slice::from_raw_parts_mut(c.0.add(r0 * d.n).cast::<MaybeUninit<T>>(), r * d.n) };
+                let rows_a = &a[(r0 as isize * d.rsa) as usize..];
+                T::rten_product(Dims { m: r, ..d }, rows_a, b, out)
+            };
+            if !done {
+                unsafe {
+                    T::GEMM(
+                        r,
+                        d.k,
+                        cols,
+                        T::ONE,
+                        a.as_ptr().offset(r0 as isize * d.rsa),
+                        d.rsa,
+                        d.csa,
+                        b.as_ptr().offset(j0 as isize * d.csb),
+                        d.rsb,
+                        d.csb,
+                        T::ZERO,
+                        c.0.add(r0 * d.n + j0),
+                        d.n as isize,
+                        1,
+                    );
+                }
             }
             epilogue(c, r0, r, j0, cols);
             r0 += r;
         }
     };
+    if use_rten {
+        parallel::install(|| call(0, d.m, 0, d.n, c));
+        return;
+    }
     if threads <= 1 || macs < MIN_PARALLEL_MACS {
         call(0, d.m, 0, d.n, c);
         return;

@@ -4,6 +4,7 @@
 mod batch_matmul;
 mod broadcast;
 mod epilogue;
+mod gemm_rten;
 mod matmul;
 mod num;
 pub mod parallel;
