@@ -1,5 +1,5 @@
 //! `MatMul` of two float32 [1024, 1024] matrices through `Session::run`, against the peak
-//! of the same GEMM kernel (`matrixmultiply::sgemm`, which the `MatMul` kernel calls) on a
+//! of the same GEMM kernel (`rten-gemm`'s, which the float32 `MatMul` kernel calls) on a
 //! cache-resident block; used by `scripts/bench_threads.sh` beside TensorFlow
 //! (`scripts/bench_models_tf.py matmul`).
 //!
@@ -17,38 +17,30 @@ use tensorgraph::{ops, DType, Graph, Session, SessionOptions, Tensor};
 
 const N: usize = 1024;
 
-/// GFLOP/s of one core running `sgemm` on a [b, b] @ [b, b] block held in cache.
+/// GFLOP/s of one core running the float32 `MatMul` kernel (`rten-gemm`, on a one-thread
+/// rayon pool as a serial run uses it) on a [b, b] @ [b, b] block held in cache.
 fn kernel_peak_gflops(b: usize) -> f64 {
+    use rten_gemm::{GemmExecutor, GemmInputA, GemmInputB, GemmUninitOptions};
+    use rten_tensor::NdTensorView;
     let x: Vec<f32> = (0..b * b).map(|i| (i % 17) as f32 * 0.01).collect();
     let y = x.clone();
-    let mut z = vec![0f32; b * b];
-    let mut best = f64::MAX;
-    for _ in 0..5 {
-        let reps = 50;
-        let t = Instant::now();
-        for _ in 0..reps {
-            // SAFETY: x, y and z each hold b * b elements, row-major with row stride b
-            unsafe {
-                matrixmultiply::sgemm(
-                    b,
-                    b,
-                    b,
-                    1.0,
-                    x.as_ptr(),
-                    b as isize,
-                    1,
-                    y.as_ptr(),
-                    b as isize,
-                    1,
-                    0.0,
-                    z.as_mut_ptr(),
-                    b as isize,
-                    1,
-                )
-            };
+    let mut z = vec![std::mem::MaybeUninit::<f32>::uninit(); b * b];
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
+    let best = pool.install(|| {
+        let ex = GemmExecutor::<f32>::default();
+        let (xv, yv) = (NdTensorView::from_data([b, b], &x[..]), NdTensorView::from_data([b, b], &y[..]));
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let reps = 50;
+            let t = Instant::now();
+            for _ in 0..reps {
+                let (a, c) = (GemmInputA::Unpacked(xv.view()), GemmInputB::Unpacked(yv.view()));
+                ex.gemm_uninit(&mut z, a, c, GemmUninitOptions::default()).expect("square operands");
+            }
+            best = best.min(t.elapsed().as_secs_f64() / reps as f64);
         }
-        best = best.min(t.elapsed().as_secs_f64() / reps as f64);
-    }
+        best
+    });
     std::hint::black_box(&z);
     2.0 * (b * b * b) as f64 / best / 1e9
 }

@@ -16,12 +16,14 @@
 
 use super::array::int_values;
 use super::kernels::{
-    gemm, gemm_uninit, matmul as matmul_kernel, parallel, with_scratch, Dims, Epilogue, Float, Gemm, Num,
+    gemm, gemm_uninit_packed, matmul as matmul_kernel, parallel, with_scratch, Dims, Epilogue, Float, Gemm, Num,
+    PackedB, PackedWeights,
 };
 use super::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::tensor::{checked_num_elements, fmt_dims, try_filled, try_with_capacity, DType, Shape, Tensor};
+use std::sync::Arc;
 
 pub mod depthwise;
 mod depthwise_kernels;
@@ -363,12 +365,20 @@ fn is_pointwise(g: &Geom) -> bool {
 }
 
 fn conv_forward<T: Float + Gemm>(x: &Tensor, f: &Tensor, g: &Geom, o: usize) -> Result<Tensor> {
-    conv_forward_with::<T>(x, f, g, o, Epilogue::none())
+    conv_forward_with::<T>(x, f, g, o, Epilogue::none(), None)
 }
 
 /// The convolution of [`conv_forward`] with `ep`'s bias and activation applied by the
-/// product as it writes each block of the output (`_FusedConv2D`).
-fn conv_forward_with<T: Float + Gemm>(x: &Tensor, f: &Tensor, g: &Geom, o: usize, ep: Epilogue<T>) -> Result<Tensor> {
+/// product as it writes each block of the output (`_FusedConv2D`); with `packed`, the
+/// float32 filter's packed form (see [`PackedWeights`]) stands in for the filter.
+fn conv_forward_with<T: Float + Gemm>(
+    x: &Tensor,
+    f: &Tensor,
+    g: &Geom,
+    o: usize,
+    ep: Epilogue<T>,
+    packed: Option<&PackedB>,
+) -> Result<Tensor> {
     let (xv, fv) = (x.as_slice::<T>()?, f.as_slice::<T>()?);
     let k = g.kh * g.kw * g.c;
     let rows = g.oh * g.ow;
@@ -377,7 +387,7 @@ fn conv_forward_with<T: Float + Gemm>(x: &Tensor, f: &Tensor, g: &Geom, o: usize
     let mut out = try_with_capacity::<T>(len, x.dtype())?;
     let slots = &mut out.spare_capacity_mut()[..len];
     if is_pointwise(g) {
-        gemm_uninit(dims(g.n * rows, k, o), xv, fv, slots, ep);
+        gemm_uninit_packed(dims(g.n * rows, k, o), xv, fv, packed, slots, ep);
     } else {
         let chunk = images_per_chunk(g);
         with_scratch::<T, ()>(chunk.min(g.n) * rows * k, |cols| {
@@ -386,7 +396,8 @@ fn conv_forward_with<T: Float + Gemm>(x: &Tensor, f: &Tensor, g: &Geom, o: usize
                 let end = (img + chunk).min(g.n);
                 let cols = &mut cols[..(end - img) * rows * k];
                 im2col(xv, g, img, cols);
-                gemm_uninit(dims((end - img) * rows, k, o), cols, fv, &mut slots[img * rows * o..end * rows * o], ep);
+                let out = &mut slots[img * rows * o..end * rows * o];
+                gemm_uninit_packed(dims((end - img) * rows, k, o), cols, fv, packed, out, ep);
                 img = end;
             }
         })?;
@@ -510,7 +521,7 @@ impl RegisteredOp for Conv2D {
     }
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let run = pick_float::<ConvFn>(node, conv_forward::<f32>, conv_forward::<f64>)?;
-        Ok(Box::new(Conv2DKernel { attrs: read_attrs(node, false)?, run }))
+        Ok(Box::new(Conv2DKernel { attrs: read_attrs(node, false)?, run, weights: PackedWeights::default() }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
@@ -529,10 +540,12 @@ impl RegisteredOp for Conv2D {
 /// out_backprop); Conv2DBackpropFilter: (input, out_backprop).
 type ConvFn = fn(&Tensor, &Tensor, &Geom, usize) -> Result<Tensor>;
 
-/// The prepared `Conv2D` kernel: its window attrs and the im2col kernel of its dtype.
+/// The prepared `Conv2D` kernel: its window attrs, the im2col kernel of its dtype, and
+/// a constant float32 filter's packed form.
 struct Conv2DKernel {
     attrs: Attrs,
     run: ConvFn,
+    weights: PackedWeights,
 }
 impl Kernel for Conv2DKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
@@ -541,8 +554,20 @@ impl Kernel for Conv2DKernel {
         if x.dtype() != f.dtype() {
             return Err(Error::invalid_argument(format!("Conv2D input is {} but filter is {}", x.dtype(), f.dtype())));
         }
+        if let Some(packed) = const_filter(ctx, &self.weights, &g, o) {
+            return Ok(vec![conv_forward_with::<f32>(x, f, &g, o, Epilogue::none(), Some(&packed))?]);
+        }
         Ok(vec![(self.run)(x, f, &g, o)?])
     }
+}
+
+/// The packed form of a float32 filter (input 1) that comes from a `Const` node, `[kh *
+/// kw * c, o]` as the product reads it; `None` for other filters.
+fn const_filter(ctx: &KernelCtx, weights: &PackedWeights, g: &Geom, o: usize) -> Option<Arc<PackedB>> {
+    if !ctx.is_const_input(1) || ctx.input(1).dtype() != DType::Float {
+        return None;
+    }
+    weights.get(ctx.input(1), g.kh * g.kw * g.c, o)
 }
 
 /// The prepared `Conv2DBackpropInput` kernel.

@@ -203,6 +203,10 @@ pub struct KernelCtx<'a> {
     /// The session's intra-op pool, which kernels split large work over (the numeric
     /// helpers in `ops::kernels::parallel` reach the same pool without a context).
     pub pool: &'a ThreadPool,
+    /// Bit `i` set when data input `i` comes from a `Const` node of the plan (and is not
+    /// fed): its value is the same buffer on every run, so a kernel may keep a form of it
+    /// prepared once (a matrix product's packed weights). 0 when unknown.
+    pub const_inputs: u64,
 }
 
 impl KernelCtx<'_> {
@@ -217,6 +221,10 @@ impl KernelCtx<'_> {
     /// Input `i`'s value.
     pub fn input(&self, i: usize) -> &Tensor {
         &self.inputs[i]
+    }
+    /// True when data input `i` comes from a `Const` node (see [`KernelCtx::const_inputs`]).
+    pub fn is_const_input(&self, i: usize) -> bool {
+        i < 64 && self.const_inputs & (1 << i) != 0
     }
     /// The variable buffer and name behind reference (or resource-handle) input `i`.
     /// Errors: `InvalidArgument` when input `i` is not a variable.

@@ -87,6 +87,9 @@ pub(crate) struct Item {
     pub fetches: Vec<(usize, usize)>,
     /// True when its kernel is worth running on another thread (`session/cost.rs`).
     pub expensive: bool,
+    /// Bit `i` set when data input `i` is a `Const` node's output that is not fed
+    /// (`KernelCtx::const_inputs`).
+    pub const_inputs: u64,
 }
 
 /// An item's pending inputs in one iteration: inputs not yet arrived (for a Merge: bit 0
@@ -396,6 +399,10 @@ impl Plan {
                 controls: Vec::new(),
                 fetches: Vec::new(),
                 expensive: kind == Kind::Op && is_expensive(node, nodes),
+                const_inputs: node.inputs.iter().enumerate().take(64).fold(0u64, |bits, (i, src)| {
+                    let constant = nodes[src.0].op_type == "Const" && !fed.contains_key(src);
+                    bits | (u64::from(constant) << i)
+                }),
             });
         }
 

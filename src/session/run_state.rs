@@ -224,6 +224,7 @@ fn compute(item: &Item, inputs: Vec<Tensor>, step: &StepResources, pool: &Thread
         rng: item.rng.as_deref(),
         step,
         pool,
+        const_inputs: item.const_inputs,
     };
     let outs = item.kernel.compute(&mut ctx).map_err(|e| {
         if names_op(&e.message, &node.name) {

@@ -383,6 +383,12 @@ impl Tensor {
     pub fn num_elements(&self) -> usize {
         self.storage.len()
     }
+    /// True when `self` and `other` share one buffer (one is a clone of the other, or both
+    /// of one tensor): then they hold the same elements, since a shared buffer is copied
+    /// before any change (copy on write).
+    pub fn shares_buffer(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.storage, &other.storage)
+    }
     /// The storage.
     pub fn storage(&self) -> &Storage {
         &self.storage

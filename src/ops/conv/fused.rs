@@ -4,10 +4,10 @@
 //! it is not meant to be built by hand. The bias and activation are applied by the matrix
 //! product as it writes each block of the output (`ops::kernels::Epilogue`).
 
-use super::{conv_forward_with, conv_geom, conv_infer, pick_float, read_attrs, Attrs, Geom, FLOATS};
+use super::{const_filter, conv_forward_with, conv_geom, conv_infer, pick_float, read_attrs, Attrs, Geom, FLOATS};
 use crate::error::{Error, Result};
 use crate::graph::Node;
-use crate::ops::kernels::{read_fused_ops, Activation, Epilogue, Float, Gemm};
+use crate::ops::kernels::{read_fused_ops, Activation, Epilogue, Float, Gemm, PackedB, PackedWeights};
 use crate::ops::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
@@ -34,12 +34,13 @@ impl RegisteredOp for FusedConv2D {
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let act = read_fused_ops(node)?;
         let run = pick_float::<FusedFn>(node, fused::<f32>, fused::<f64>)?;
-        Ok(Box::new(FusedConv2DKernel { attrs: read_attrs(node, false)?, act, run }))
+        Ok(Box::new(FusedConv2DKernel { attrs: read_attrs(node, false)?, act, run, weights: PackedWeights::default() }))
     }
 }
 
-/// A fused convolution for one dtype: (input, filter, bias, geometry, channels, activation).
-type FusedFn = fn(&Tensor, &Tensor, &Tensor, &Geom, usize, Activation) -> Result<Tensor>;
+/// A fused convolution for one dtype: (input, filter, bias, geometry, channels, activation,
+/// the float32 filter's packed form when it is a constant).
+type FusedFn = fn(&Tensor, &Tensor, &Tensor, &Geom, usize, Activation, Option<&PackedB>) -> Result<Tensor>;
 
 fn fused<T: Float + Gemm>(
     x: &Tensor,
@@ -48,6 +49,7 @@ fn fused<T: Float + Gemm>(
     g: &Geom,
     o: usize,
     act: Activation,
+    packed: Option<&PackedB>,
 ) -> Result<Tensor> {
     let b = bias.as_slice::<T>()?;
     if bias.rank() != 1 || b.len() != o {
@@ -56,14 +58,15 @@ fn fused<T: Float + Gemm>(
             bias.shape()
         )));
     }
-    conv_forward_with(x, f, g, o, Epilogue { bias: Some(b), act })
+    conv_forward_with(x, f, g, o, Epilogue { bias: Some(b), act }, packed)
 }
 
-/// The prepared `_FusedConv2D` kernel.
+/// The prepared `_FusedConv2D` kernel (with a constant float32 filter's packed form).
 struct FusedConv2DKernel {
     attrs: Attrs,
     act: Activation,
     run: FusedFn,
+    weights: PackedWeights,
 }
 
 impl Kernel for FusedConv2DKernel {
@@ -81,6 +84,7 @@ impl Kernel for FusedConv2DKernel {
                 b.dtype()
             )));
         }
-        Ok(vec![(self.run)(x, f, b, &g, o, self.act)?])
+        let packed = const_filter(ctx, &self.weights, &g, o);
+        Ok(vec![(self.run)(x, f, b, &g, o, self.act, packed.as_deref())?])
     }
 }

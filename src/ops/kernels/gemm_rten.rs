@@ -10,9 +10,11 @@
 //! thread of a serial run) the product stays with `matrixmultiply`, which never threads.
 
 use super::matmul::Dims;
-use rten_gemm::{GemmExecutor, GemmInputA, GemmInputB, GemmUninitOptions};
+use crate::tensor::Tensor;
+use rten_gemm::{GemmExecutor, GemmInputA, GemmInputB, GemmUninitOptions, PackedBMatrix};
 use rten_tensor::NdTensorView;
 use std::mem::MaybeUninit;
+use std::sync::{Arc, Mutex};
 
 thread_local! {
     /// This thread's float32 executor (its kernel picked from the CPU's features; one per
@@ -20,19 +22,58 @@ thread_local! {
     static EXECUTOR: GemmExecutor<f32> = GemmExecutor::default();
 }
 
+/// A float32 `[k, n]` right operand packed once into `rten-gemm`'s panel layout, for a
+/// product whose weights are a constant (TensorFlow's oneDNN kernels keep weights in their
+/// blocked layout the same way). Made by [`PackedWeights::get`].
+pub(crate) struct PackedB(PackedBMatrix<f32>);
+
+/// A kernel's packed copy of its constant right operand (`Conv2D`'s filter, `MatMul`'s
+/// `b`), made on its first run and reused while later runs pass the same buffer (a
+/// `Const` node's value is one buffer for every run). Holds a clone of the tensor it
+/// packed, so that buffer cannot change (copy on write) while the packed copy is in use.
+#[derive(Default)]
+pub(crate) struct PackedWeights {
+    slot: Mutex<Option<(Tensor, Arc<PackedB>)>>,
+}
+
+impl PackedWeights {
+    /// The packed form of `t` read as a row-major float32 `[k, n]` matrix: the one kept
+    /// when `t` shares its buffer, else packed now and kept. `None` when `t` is not float32
+    /// or does not hold `k * n` elements.
+    pub(crate) fn get(&self, t: &Tensor, k: usize, n: usize) -> Option<Arc<PackedB>> {
+        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((kept, packed)) = slot.as_ref() {
+            if kept.shares_buffer(t) {
+                return Some(packed.clone());
+            }
+        }
+        let data = t.as_slice::<f32>().ok()?;
+        if k.checked_mul(n) != Some(data.len()) || k == 0 || n == 0 {
+            return None;
+        }
+        let packed = Arc::new(PackedB(EXECUTOR.with(|ex| ex.prepack_b(NdTensorView::from_data([k, n], data)))));
+        *slot = Some((t.clone(), packed.clone()));
+        Some(packed)
+    }
+}
+
 /// `c = a @ b` for the `[m, k] @ [k, n]` product `d` (`a`, `b` from their first element
 /// with `d`'s strides; `c` row-major `[m, n]`, written, never read), on rayon's current
-/// pool. Returns false (nothing written) when the operands do not fit `d` (callers check
-/// the spans first, so this does not happen) or `rten-gemm` refuses them.
-pub(crate) fn product(d: Dims, a: &[f32], b: &[f32], c: &mut [MaybeUninit<f32>]) -> bool {
+/// pool; with `packed`, `b`'s packed form (made from the same `[k, n]` matrix) is read in
+/// its place, except for a single row (`rten-gemm`'s matrix-vector path reads `b` as is).
+/// Returns false (nothing written) when the operands do not fit `d` (callers check the
+/// spans first, so this does not happen) or `rten-gemm` refuses them.
+pub(crate) fn product(d: Dims, a: &[f32], b: &[f32], packed: Option<&PackedB>, c: &mut [MaybeUninit<f32>]) -> bool {
     let (Ok(av), Ok(bv)) = (
         NdTensorView::from_slice_with_strides([d.m, d.k], a, [d.rsa as usize, d.csa as usize]),
         NdTensorView::from_slice_with_strides([d.k, d.n], b, [d.rsb as usize, d.csb as usize]),
     ) else {
         return false;
     };
+    let rhs = match packed {
+        Some(p) if d.m > 1 && p.0.rows() == d.k && p.0.cols() == d.n => GemmInputB::Packed(&p.0),
+        _ => GemmInputB::Unpacked(bv),
+    };
     let out = &mut c[..d.m * d.n];
-    EXECUTOR.with(|ex| {
-        ex.gemm_uninit(out, GemmInputA::Unpacked(av), GemmInputB::Unpacked(bv), GemmUninitOptions::default()).is_ok()
-    })
+    EXECUTOR.with(|ex| ex.gemm_uninit(out, GemmInputA::Unpacked(av), rhs, GemmUninitOptions::default()).is_ok())
 }

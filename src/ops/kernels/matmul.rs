@@ -9,6 +9,7 @@
 //! run time, so one binary runs everywhere.
 
 use super::epilogue::{Activation, Epilogue};
+use super::gemm_rten::PackedB;
 use super::{parallel, Float, Num};
 use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, try_with_capacity, DType, Tensor};
@@ -19,9 +20,21 @@ use std::mem::MaybeUninit;
 /// `transpose_b`. Errors: `InvalidArgument` for other ranks/dtypes or mismatched inner
 /// dimensions (naming both shapes).
 pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
+    matmul_packed(a, b, transpose_a, transpose_b, None)
+}
+
+/// [`matmul`] reading float32 `b` (not transposed) from `packed`, its packed form, where
+/// the product runs on `rten-gemm`. Errors: as [`matmul`].
+pub(crate) fn matmul_packed(
+    a: &Tensor,
+    b: &Tensor,
+    transpose_a: bool,
+    transpose_b: bool,
+    packed: Option<&PackedB>,
+) -> Result<Tensor> {
     let dims = matmul_dims(a, b, transpose_a, transpose_b)?;
     match a.dtype() {
-        DType::Float => product::<f32>(a, b, dims),
+        DType::Float => product_with::<f32>(a, b, dims, Epilogue::none(), packed.filter(|_| !transpose_b)),
         DType::Double => product::<f64>(a, b, dims),
         other => Err(Error::invalid_argument(format!("MatMul has no kernel for dtype {other}"))),
     }
@@ -77,15 +90,15 @@ pub(crate) trait Gemm: Num {
     const RTEN: bool = false;
     /// `c = a @ b` through `rten-gemm` on rayon's current pool (see `gemm_rten.rs`); false
     /// when this type has no such kernel or it refused the operands (nothing written).
-    fn rten_product(_d: Dims, _a: &[Self], _b: &[Self], _c: &mut [MaybeUninit<Self>]) -> bool {
+    fn rten_product(_d: Dims, _a: &[Self], _b: &[Self], _p: Option<&PackedB>, _c: &mut [MaybeUninit<Self>]) -> bool {
         false
     }
 }
 impl Gemm for f32 {
     const GEMM: GemmFn<f32> = matrixmultiply::sgemm;
     const RTEN: bool = true;
-    fn rten_product(d: Dims, a: &[f32], b: &[f32], c: &mut [MaybeUninit<f32>]) -> bool {
-        super::gemm_rten::product(d, a, b, c)
+    fn rten_product(d: Dims, a: &[f32], b: &[f32], p: Option<&PackedB>, c: &mut [MaybeUninit<f32>]) -> bool {
+        super::gemm_rten::product(d, a, b, p, c)
     }
 }
 impl Gemm for f64 {
@@ -93,18 +106,20 @@ impl Gemm for f64 {
 }
 
 fn product<T: Gemm + Float>(a: &Tensor, b: &Tensor, d: Dims) -> Result<Tensor> {
-    product_with::<T>(a, b, d, Epilogue::none())
+    product_with::<T>(a, b, d, Epilogue::none(), None)
 }
 
 /// `matmul` with a bias and activation applied as the product writes its output
-/// (`_FusedMatMul`); `ep.bias` must have one value per output column.
-/// Errors: as [`matmul`], and `InvalidArgument` for a bias of another length.
+/// (`_FusedMatMul`); `ep.bias` must have one value per output column; `packed` as
+/// [`matmul_packed`]. Errors: as [`matmul`], and `InvalidArgument` for a bias of another
+/// length.
 pub(crate) fn matmul_fused<T: Gemm + Float>(
     a: &Tensor,
     b: &Tensor,
     transpose_a: bool,
     transpose_b: bool,
     ep: Epilogue<T>,
+    packed: Option<&PackedB>,
 ) -> Result<Tensor> {
     let probe = matmul_dims(a, b, transpose_a, transpose_b)?;
     if let Some(bias) = ep.bias {
@@ -119,18 +134,24 @@ pub(crate) fn matmul_fused<T: Gemm + Float>(
     if a.dtype() != T::DTYPE || b.dtype() != T::DTYPE {
         return Err(Error::invalid_argument(format!("MatMul operands are {} and {}", a.dtype(), b.dtype())));
     }
-    product_with(a, b, probe, ep)
+    product_with(a, b, probe, ep, packed.filter(|_| !transpose_b))
 }
 
-fn product_with<T: Gemm + Float>(a: &Tensor, b: &Tensor, d: Dims, ep: Epilogue<T>) -> Result<Tensor> {
+fn product_with<T: Gemm + Float>(
+    a: &Tensor,
+    b: &Tensor,
+    d: Dims,
+    ep: Epilogue<T>,
+    packed: Option<&PackedB>,
+) -> Result<Tensor> {
     let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     // [m, 0] @ [0, n] is m * n zeros from two empty inputs: checked and allocated fallibly
     let len = d.m.checked_mul(d.n).ok_or_else(|| {
         Error::invalid_argument(format!("MatMul output [{}, {}] has more elements than fit in memory", d.m, d.n))
     })?;
     let mut c = try_with_capacity::<T>(len, a.dtype())?;
-    gemm_uninit(d, x, y, &mut c.spare_capacity_mut()[..len], ep);
-    // SAFETY: `gemm_uninit` wrote all `len` elements
+    gemm_uninit_packed(d, x, y, packed, &mut c.spare_capacity_mut()[..len], ep);
+    // SAFETY: `gemm_uninit_packed` wrote all `len` elements
     unsafe { c.set_len(len) };
     Tensor::new(&[d.m, d.n], c)
 }
@@ -154,7 +175,7 @@ const EPILOGUE_BLOCK: usize = 1 << 14;
 /// Panics when the slices are shorter than `d` says (callers size them from `d`).
 pub(crate) fn gemm<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: &mut [T]) {
     assert!(c.len() >= d.m * d.n);
-    gemm_blocks(d, a, b, SendPtr(c.as_mut_ptr()), Epilogue::none());
+    gemm_blocks(d, a, b, None, SendPtr(c.as_mut_ptr()), Epilogue::none());
 }
 
 /// [`gemm`] into memory not yet initialised (an output allocated for it), followed, block
@@ -163,14 +184,23 @@ pub(crate) fn gemm<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: &mut [T]) {
 /// cache, so the values are those of the product followed by `BiasAdd` and the activation.
 /// Every one of the first `m * n` elements of `c` is written. Panics as [`gemm`], and when
 /// the bias is shorter than `d.n`.
-pub(crate) fn gemm_uninit<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: &mut [MaybeUninit<T>], ep: Epilogue<T>) {
+/// With `packed` (the packed form of `b`, a row-major `[k, n]` float32 matrix), the
+/// product reads it in `b`'s place where it runs on `rten-gemm`.
+pub(crate) fn gemm_uninit_packed<T: Gemm + Float>(
+    d: Dims,
+    a: &[T],
+    b: &[T],
+    packed: Option<&PackedB>,
+    c: &mut [MaybeUninit<T>],
+    ep: Epilogue<T>,
+) {
     assert!(c.len() >= d.m * d.n);
-    gemm_blocks(d, a, b, SendPtr(c.as_mut_ptr().cast::<T>()), ep);
+    gemm_blocks(d, a, b, packed, SendPtr(c.as_mut_ptr().cast::<T>()), ep);
 }
 
-/// The blocked product of [`gemm_uninit`] into `c` (at least `m * n` elements, checked by
+/// The blocked product of [`gemm_uninit_packed`] into `c` (at least `m * n` elements, checked by
 /// the callers; written, never read).
-fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: SendPtr<T>, ep: Epilogue<T>) {
+fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&PackedB>, c: SendPtr<T>, ep: Epilogue<T>) {
     if d.m == 0 || d.n == 0 {
         return;
     }
@@ -221,7 +251,7 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], c: SendPtr<T>, ep: Ep
                 let out =
                     unsafe { std::slice::from_raw_parts_mut(c.0.add(r0 * d.n).cast::<MaybeUninit<T>>(), r * d.n) };
                 let rows_a = &a[(r0 as isize * d.rsa) as usize..];
-                T::rten_product(Dims { m: r, ..d }, rows_a, b, out)
+                T::rten_product(Dims { m: r, ..d }, rows_a, b, packed, out)
             };
             if !done {
                 unsafe {

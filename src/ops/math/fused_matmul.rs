@@ -5,9 +5,10 @@
 //! product as it writes each block of the output (`ops::kernels::Epilogue`).
 
 use super::binary::no_kernel;
+use super::matmul::const_rhs;
 use crate::error::{Error, Result};
 use crate::graph::Node;
-use crate::ops::kernels::{matmul_fused, read_fused_ops, Activation, Epilogue};
+use crate::ops::kernels::{matmul_fused, read_fused_ops, Activation, Epilogue, PackedWeights};
 use crate::ops::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
@@ -49,6 +50,7 @@ impl RegisteredOp for FusedMatMul {
             transpose_a: node.attr_bool_or("transpose_a", false)?,
             transpose_b: node.attr_bool_or("transpose_b", false)?,
             act,
+            weights: PackedWeights::default(),
         }))
     }
 }
@@ -58,6 +60,8 @@ struct FusedMatMulKernel {
     transpose_a: bool,
     transpose_b: bool,
     act: Activation,
+    /// A constant float32 `b`'s packed form.
+    weights: PackedWeights,
 }
 
 impl Kernel for FusedMatMulKernel {
@@ -72,10 +76,12 @@ impl Kernel for FusedMatMulKernel {
         let (ta, tb) = (self.transpose_a, self.transpose_b);
         let out = match a.dtype() {
             DType::Float => {
-                matmul_fused::<f32>(a, b, ta, tb, Epilogue { bias: Some(bias.as_slice()?), act: self.act })?
+                let packed = const_rhs(ctx, &self.weights, tb);
+                let ep = Epilogue { bias: Some(bias.as_slice()?), act: self.act };
+                matmul_fused::<f32>(a, b, ta, tb, ep, packed.as_deref())?
             }
             DType::Double => {
-                matmul_fused::<f64>(a, b, ta, tb, Epilogue { bias: Some(bias.as_slice()?), act: self.act })?
+                matmul_fused::<f64>(a, b, ta, tb, Epilogue { bias: Some(bias.as_slice()?), act: self.act }, None)?
             }
             t => return Err(no_kernel("_FusedMatMul", t)),
         };

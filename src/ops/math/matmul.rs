@@ -4,9 +4,10 @@
 use super::binary::no_kernel;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::ops::kernels::matmul as matmul_kernel;
+use crate::ops::kernels::{matmul_packed, PackedB, PackedWeights};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
+use std::sync::Arc;
 
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[&MatMul];
 
@@ -51,7 +52,7 @@ impl RegisteredOp for MatMul {
         if !matches!(t, DType::Float | DType::Double) {
             return Err(no_kernel("MatMul", t));
         }
-        Ok(Box::new(MatMulKernel { transpose_a, transpose_b }))
+        Ok(Box::new(MatMulKernel { transpose_a, transpose_b, weights: PackedWeights::default() }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
@@ -71,16 +72,28 @@ impl RegisteredOp for MatMul {
     }
 }
 
-/// A prepared `MatMul`: its transposes.
+/// A prepared `MatMul`: its transposes, and a constant float32 `b`'s packed form.
 struct MatMulKernel {
     transpose_a: bool,
     transpose_b: bool,
+    weights: PackedWeights,
 }
 
 impl Kernel for MatMulKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-        Ok(vec![matmul_kernel(ctx.input(0), ctx.input(1), self.transpose_a, self.transpose_b)?])
+        let packed = const_rhs(ctx, &self.weights, self.transpose_b);
+        Ok(vec![matmul_packed(ctx.input(0), ctx.input(1), self.transpose_a, self.transpose_b, packed.as_deref())?])
     }
+}
+
+/// The packed form of a product's right operand (input 1) when it is a float32 matrix
+/// from a `Const` node, not transposed; `None` otherwise.
+pub(super) fn const_rhs(ctx: &KernelCtx, weights: &PackedWeights, transpose_b: bool) -> Option<Arc<PackedB>> {
+    let b = ctx.input(1);
+    if transpose_b || !ctx.is_const_input(1) || b.dtype() != DType::Float || b.rank() != 2 {
+        return None;
+    }
+    weights.get(b, b.shape()[0], b.shape()[1])
 }
 
 /// `tf.matmul(a, b)`: op `MatMul`, default name `MatMul`; see [`matmul_t`].

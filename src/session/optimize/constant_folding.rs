@@ -43,6 +43,7 @@ pub(super) fn run(w: &mut Work) -> Result<()> {
             rng: None,
             step: &step,
             pool: &pool,
+            const_inputs: 0,
         };
         let Ok(values) = kernel.compute(&mut ctx) else { continue };
         if values.len() != n.outputs.len()
