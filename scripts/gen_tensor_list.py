@@ -5,7 +5,7 @@ tests/tensor_list.rs:
 - `list_ops.pbtxt` + `list_ops.json`: a TF1-style graph of the TensorList ops
   (`tf.raw_ops`: Reserve, FromTensor, Stack, GetItem, SetItem, Length, PushBack, PopBack,
   ElementShape, EmptyTensorList, ConcatV2, Split, Gather, ScatterIntoExistingList,
-  ScatterV2, Resize) on fed placeholders, and per fetch TensorFlow's value, or for the
+  ScatterV2, Scatter, Resize) on fed placeholders, and per fetch TensorFlow's value, or for the
   `err_*` fetches TensorFlow's error text;
 - `lstm/`: a tf_keras LSTM (units 4, timesteps 5, features 3, `return_sequences`, random
   weights, seed 5) saved as a TF2 SavedModel by `tf.saved_model.save` of a module holding
@@ -111,6 +111,10 @@ def list_ops():
                                    name="scatter_v2")
         fetches["scatter_v2"] = R.TensorListStack(input_handle=sv, element_shape=es3, element_dtype=f32,
                                                   name="scatter_v2_stack")
+        s1 = R.TensorListScatter(tensor=x[:3], indices=tf.constant([3, 0, 1]), element_shape=es3, name="scatter_v1")
+        fetches["scatter_v1_length"] = R.TensorListLength(input_handle=s1, name="scatter_v1_length")
+        fetches["scatter_v1_get3"] = R.TensorListGetItem(input_handle=s1, index=3, element_shape=es3,
+                                                         element_dtype=f32, name="scatter_v1_get3")
         fetches["resize_up"] = R.TensorListStack(input_handle=R.TensorListResize(input_handle=l, size=6),
                                                  element_shape=es3, element_dtype=f32, name="resize_up")
         fetches["resize_down"] = R.TensorListStack(input_handle=R.TensorListResize(input_handle=l, size=2),

@@ -7,7 +7,7 @@
 //! made of these ops.
 //!
 //! Files: `create.rs` (EmptyTensorList, TensorListReserve, TensorListFromTensor,
-//! TensorListSplit, TensorListScatterV2), `access.rs` (Length, ElementShape, GetItem,
+//! TensorListSplit, TensorListScatter and V2), `access.rs` (Length, ElementShape, GetItem,
 //! SetItem, PushBack, PopBack, Resize), `read_all.rs` (Stack, Gather, ConcatV2,
 //! ScatterIntoExistingList), `build.rs` (the builder functions the gradients use too).
 //! Gradients are TensorFlow's (`tensorflow/python/ops/list_ops.py`).
@@ -29,6 +29,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &create::TensorListFromTensor,
     &create::TensorListSplit,
     &create::TensorListScatterV2,
+    &create::TensorListScatter,
     &access::TensorListLength,
     &access::TensorListElementShape,
     &access::TensorListGetItem,

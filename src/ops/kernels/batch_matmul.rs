@@ -1,5 +1,5 @@
 //! Batched matrix products with broadcast batch dimensions (TensorFlow's
-//! `BatchMatMulV2`): float32/float64 through `matrixmultiply`, int32/int64 by a plain loop.
+//! `BatchMatMulV2`): float32/float64 through the matrix kernels of `matmul.rs` (`rten-gemm` or `matrixmultiply`), int32/int64 by a plain loop.
 
 use super::matmul::{gemm, Dims};
 use super::{broadcast_indices, broadcast_shape, Num};

@@ -257,9 +257,31 @@ impl RegisteredOp for TensorListScatterV2 {
     }
 }
 
+/// `TensorListScatter(tensor, indices, element_shape)`: TensorFlow's first form of
+/// [`TensorListScatterV2`], without `num_elements` (the list is one past the largest index
+/// long). Errors and gradient as V2's.
+pub struct TensorListScatter;
+impl RegisteredOp for TensorListScatter {
+    fn op_type(&self) -> &'static str {
+        "TensorListScatter"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(3)?;
+        ctx.check_type_attr("element_dtype", 0)?;
+        Ok(vec![list_output()])
+    }
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(FnKernel(scatter_v2)))
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        Ok(TensorListScatterV2.gradient(ctx)?.into_iter().take(3).collect())
+    }
+}
+
+/// The kernel of both scatters: `num_elements` is input 3 when there is one, else -1.
 fn scatter_v2(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
     let shape = shape_from_tensor(ctx.input(2))?;
-    let num = scalar_int(ctx.input(3), "num_elements")?;
+    let num = if ctx.inputs.len() > 3 { scalar_int(ctx.input(3), "num_elements")? } else { -1 };
     let t = ctx.input(0).clone();
     check_rows(&t, &shape)?;
     let mut list = TensorList::new(t.dtype(), shape);
