@@ -56,7 +56,7 @@ fn list_ops_run_to_tensorflows_values() {
     let sess = Session::new(&g).unwrap();
     let fs = feeds(&g, &e);
     let values = e["values"].as_object().unwrap();
-    assert_eq!(values.len(), 22);
+    assert_eq!(values.len(), 24);
     for (name, want) in values {
         let fetch = g.tensor_by_name(want["fetch"].as_str().unwrap()).unwrap();
         let got = run(&sess, &fs, &fetch).unwrap_or_else(|err| panic!("{name}: {err}"));
