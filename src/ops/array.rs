@@ -1,5 +1,5 @@
 //! Array ops (TensorFlow's `array_ops`). This file: Const, Placeholder,
-//! PlaceholderV2, PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, ShapeN, Size, Rank, Fill, ZerosLike, OnesLike,
+//! PlaceholderV2, PlaceholderWithDefault, Identity, Snapshot, NoOp, Reshape, Shape, ShapeN, Size, Rank, Fill, ZerosLike, OnesLike,
 //! Cast and ExpandDims. One file per family under `array/`: ConcatV2/Concat/ConcatOffset
 //! (`concat`), Split/SplitV (`split`), DynamicStitch (`stitch`), Pack/Unpack (`stack`), Slice (`slice`), StridedSlice/StridedSliceGrad
 //! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), GatherNd/ScatterNd (`gather_nd`), UnsortedSegmentSum (`segment`), SpaceToBatchND/BatchToSpaceND (`space_batch`), SpaceToDepth/DepthToSpace (`depth_space`), Roll (`roll`),
@@ -91,6 +91,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &PlaceholderV2,
     &PlaceholderWithDefault,
     &Identity,
+    &Snapshot,
     &NoOp,
     &Reshape,
     &ShapeOp,
@@ -339,6 +340,28 @@ impl RegisteredOp for Identity {
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Ok(vec![ctx.grads[0].clone()])
     }
+}
+
+/// `Snapshot`: a copy of its input (every dtype; tensors here are immutable, so the input
+/// itself). No gradient: TensorFlow registers none.
+pub struct Snapshot;
+impl RegisteredOp for Snapshot {
+    fn op_type(&self) -> &'static str {
+        "Snapshot"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        ctx.check_type_attr("T", 0)?;
+        one(ctx.dtype(0), ctx.shape(0).clone())
+    }
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        plain(pass_through)
+    }
+}
+
+/// `tf.raw_ops.Snapshot(input)`: op `Snapshot`, default name `Snapshot`; `x` itself.
+pub fn snapshot(s: &Scope, x: &Output) -> Result<Output> {
+    s.op("Snapshot", "Snapshot").input(x).attr("T", x.dtype()).build_output()
 }
 
 /// `tf.identity(x)`.
