@@ -12,8 +12,9 @@ elementwise.json (`outputs`, `errors`, `build_errors`, as scripts/gen_ops_nn4.py
 them, with its helpers); and the same pair small_ints.pbtxt/.json for the int8, int16,
 uint8, uint16 kernels of AddV2, Sub, Mul, FloorDiv, FloorMod, Neg, Abs, Square, BiasAdd and
 BiasAddGrad (values chosen to wrap), with the float16 kernels of MatrixInverse and
-LRN/LRNGrad; segments.pbtxt/.json for SegmentSum/Mean/Max/Min/Prod. Built in graph mode
-(tf.compat.v1) and run on CPU.
+LRN/LRNGrad; segments.pbtxt/.json for SegmentSum/Mean/Max/Min/Prod; reductions.pbtxt/.json
+for UnsortedSegmentMax/Min/Prod and EuclideanNorm; linalg.pbtxt/.json for MatrixBandPart.
+Built in graph mode (tf.compat.v1) and run on CPU.
 """
 
 import os
@@ -175,6 +176,61 @@ def segments(outs, errs):
     errs["seg_vector"] = tf.math.segment_prod(d, dyn([[0, 0, 1, 1]], tf.int32))
 
 
+def reductions(outs, errs):
+    """UnsortedSegmentMax/Min/Prod (negative ids dropped, empty segments) and EuclideanNorm,
+    with TensorFlow's gradients."""
+    rng = np.random.RandomState(13)
+    dyn = lambda v, dtype=tf.float32: tf.placeholder_with_default(tf.constant(v, dtype), None)  # noqa: E731
+    fs = {"max": tf.math.unsorted_segment_max, "min": tf.math.unsorted_segment_min,
+          "prod": tf.math.unsorted_segment_prod}
+    ids = [3, 0, -1, 3, 1, 0]
+    for dt in [tf.float32, tf.float64, tf.int32, tf.int64]:
+        v = rng.uniform(-3, 3, [6, 2]) if dt.is_floating else rng.randint(-9, 9, [6, 2])
+        x = dyn(v, dt)
+        for name, f in fs.items():
+            outs[f"u{name}_{dt.name}"] = f(x, ids, 5)
+        outs[f"umax_2d_ids_{dt.name}"] = fs["max"](tf.reshape(x, [3, 2, 2]), [[0, 1], [1, -1], [2, 0]], 3)
+    xg = dyn(np.array([[1.0, 2.0], [1.0, 0.0], [3.0, 0.0], [-2.0, 0.0], [5.0, 4.0], [0.5, 3.0]]), tf.float64)
+    w = tf.constant(rng.uniform(-1, 1, [4, 2]), tf.float64)
+    for name, f in fs.items():
+        outs[f"u{name}_grad"] = tf.gradients(tf.reduce_sum(f(xg, tf.constant([0, 0, 2, 2, -1, 0]), 4) * w), xg)[0]
+    errs["u_out_of_range"] = tf.math.unsorted_segment_max(dyn(np.ones([4, 2])), dyn([0, 5, 1, 2], tf.int32), 3)
+    # EuclideanNorm
+    x = dyn(rng.uniform(-2, 2, [2, 3, 4]), tf.float32)
+    for name, (axis, keep) in {"all": (None, False), "ax1": (1, False), "ax02": ([0, 2], True),
+                               "neg": (-1, False), "empty": ([], False)}.items():
+        outs[f"norm_{name}"] = tf.math.reduce_euclidean_norm(x, axis, keepdims=keep)
+    outs["norm_int32"] = tf.math.reduce_euclidean_norm(dyn([[3, 4], [5, 13]], tf.int32), 1)
+    outs["norm_int8"] = tf.math.reduce_euclidean_norm(dyn([[100, 100], [3, 4]], tf.int8), 1)
+    outs["norm_float16"] = tf.math.reduce_euclidean_norm(dyn([[3, 4], [5, 12]], tf.float16), 1)
+    x64 = dyn(rng.uniform(-2, 2, [2, 3, 4]), tf.float64)
+    outs["norm_grad"] = tf.gradients(tf.reduce_sum(tf.math.reduce_euclidean_norm(x64, [0, 2]) *
+                                                   tf.constant([0.5, -1.0, 2.0], tf.float64)), x64)[0]
+    outs["norm_grad_keep"] = tf.gradients(tf.reduce_sum(tf.math.reduce_euclidean_norm(x64, 1, keepdims=True) *
+                                                        tf.constant(rng.uniform(-1, 1, [2, 1, 4]))), x64)[0]
+
+
+def linalg(outs, errs):
+    """MatrixBandPart (batched, int64 bounds, negative bounds, bool), its gradient, errors."""
+    rng = np.random.RandomState(14)
+    dyn = lambda v, dtype=tf.float32: tf.placeholder_with_default(tf.constant(v, dtype), None)  # noqa: E731
+    x = dyn(rng.uniform(-2, 2, [2, 3, 4]))
+    for lo, hi in [(0, 0), (1, 0), (0, -1), (-1, 1), (2, 3), (-1, -1), (3, 4)]:
+        outs[f"band_{lo}_{hi}".replace("-", "m")] = tf.linalg.band_part(x, lo, hi)
+    outs["band_i64"] = tf.linalg.band_part(dyn(np.arange(9).reshape(3, 3), tf.int32), tf.constant(1, tf.int64),
+                                           tf.constant(0, tf.int64))
+    outs["band_bool"] = tf.cast(tf.linalg.band_part(dyn(np.ones([3, 2], bool), tf.bool), 0, 0), tf.int32)
+    outs["band_u8"] = tf.linalg.band_part(dyn(np.arange(1, 7).reshape(2, 3), tf.uint8), 0, 1)
+    x64 = dyn(rng.uniform(-2, 2, [2, 3, 3]), tf.float64)
+    outs["band_grad"] = tf.gradients(tf.reduce_sum(tf.linalg.band_part(x64, 1, 0) *
+                                                   tf.constant(rng.uniform(-1, 1, [2, 3, 3]))), x64)[0]
+    m = dyn(np.ones([3, 4], np.float32))
+    errs["band_lower"] = tf.raw_ops.MatrixBandPart(input=m, num_lower=dyn(5, tf.int32), num_upper=0)
+    errs["band_upper"] = tf.raw_ops.MatrixBandPart(input=m, num_lower=0, num_upper=dyn(7, tf.int32))
+    errs["band_scalar"] = tf.raw_ops.MatrixBandPart(input=m, num_lower=dyn([1, 1], tf.int32), num_upper=0)
+    errs["band_rank"] = tf.raw_ops.MatrixBandPart(input=dyn([1.0, 2.0]), num_lower=0, num_upper=0)
+
+
 def segment_build_errors():
     c = tf.constant
     return nn4.run_build_errors({
@@ -196,6 +252,8 @@ def main():
     nn4.write("elementwise", elementwise, build_errors)
     nn4.write("small_ints", small_ints, dict)
     nn4.write("segments", segments, segment_build_errors)
+    nn4.write("reductions", reductions, dict)
+    nn4.write("linalg", linalg, dict)
 
 
 if __name__ == "__main__":

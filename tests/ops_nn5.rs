@@ -213,3 +213,55 @@ fn segment_reduction_gradients_match_finite_differences() {
         });
     }
 }
+
+/// UnsortedSegmentMax/Min/Prod (negative ids dropped, empty segments at the dtype's lowest
+/// or highest value, 2-d ids) and EuclideanNorm (axes, keep_dims, wrapping integers,
+/// float16) with TensorFlow's gradient subgraphs: TensorFlow's values and errors.
+#[test]
+fn unsorted_segment_reductions_and_euclidean_norm_match_tensorflow() {
+    common::runs_to_tensorflows_values(DIR, "reductions", 29);
+    common::refuses_as_tensorflow(DIR, "reductions", 1, |_, m| m.to_string());
+}
+
+#[test]
+fn unsorted_segment_and_euclidean_norm_gradients_match_finite_differences() {
+    use ops::unsorted_segment::Kind;
+    for (i, kind) in [Kind::Max, Kind::Min, Kind::Prod].into_iter().enumerate() {
+        let seed = 90 + 2 * i as u64;
+        let (shape, mut v) = one(&[6, 2], seed, -2.0, 2.0);
+        if kind == Kind::Prod {
+            v[3] = 0.0;
+        }
+        check_gradients(&[(shape, v)], TOL, |s, x| {
+            // no empty segment: its lowest-value fill would overflow the differences
+            let ids = c(s, &[6], vec![3i32, 0, -1, 3, 1, 2]);
+            let n = c(s, &[], vec![4i32]);
+            weighted(s, &ops::unsorted_segment_reduce(s, kind, &x[0], &ids, &n).unwrap(), &[4, 2], seed + 1)
+        });
+    }
+    for (axes, keep, out) in
+        [(Some(&[0, 2][..]), false, vec![3]), (Some(&[1][..]), true, vec![2, 1, 4]), (None, false, vec![])]
+    {
+        check_gradients(&[one(&[2, 3, 4], 97, -2.0, 2.0)], TOL, |s, x| {
+            weighted(s, &ops::reduce_euclidean_norm(s, &x[0], axes, keep).unwrap(), &out, 98)
+        });
+    }
+}
+
+/// MatrixBandPart (batched, negative bounds, int64 bounds, bool and uint8) and its gradient
+/// subgraph: TensorFlow's values and its kernel's errors.
+#[test]
+fn matrix_band_part_matches_tensorflow() {
+    common::runs_to_tensorflows_values(DIR, "linalg", 11);
+    common::refuses_as_tensorflow(DIR, "linalg", 4, |_, m| m.to_string());
+}
+
+#[test]
+fn matrix_band_part_gradient_matches_finite_differences() {
+    for (lo, hi) in [(1i64, 0i64), (0, -1), (-1, 2)] {
+        check_gradients(&[one(&[2, 3, 4], 99, -1.0, 1.0)], TOL, |s, x| {
+            let y = ops::matrix_band_part(s, &x[0], &c(s, &[], vec![lo]), &c(s, &[], vec![hi])).unwrap();
+            weighted(s, &y, &[2, 3, 4], 100)
+        });
+    }
+}

@@ -16,8 +16,9 @@
 //!   [`trig`] Asin, Acos, Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh; [`gamma`] Lgamma,
 //!   Digamma, Polygamma, Zeta; [`xlogy`] Xdivy, Xlogy, Xlog1py; [`truncate`] TruncateDiv,
 //!   TruncateMod; [`approx_equal`] ApproximateEqual; [`segment_reduce`] SegmentSum,
-//!   SegmentMean, SegmentMax, SegmentMin, SegmentProd; [`float_class`] IsFinite, IsNan, IsInf;
-//! - [`reduction`] holds Sum, Mean, Max, Min, Prod, All, Any, ArgMax and ArgMin (their
+//!   SegmentMean, SegmentMax, SegmentMin, SegmentProd; [`unsorted_segment`]
+//!   UnsortedSegmentMax, UnsortedSegmentMin, UnsortedSegmentProd; [`float_class`] IsFinite, IsNan, IsInf;
+//! - [`reduction`] holds Sum, Mean, Max, Min, Prod, EuclideanNorm, All, Any, ArgMax and ArgMin (their
 //!   builders `reduce_*` in `reduce_builders`);
 //! - [`matmul`](mod@matmul) holds MatMul; [`batch_matmul`](mod@batch_matmul)
 //!   BatchMatMulV2; [`einsum`](mod@einsum) Einsum.
@@ -61,6 +62,7 @@ pub mod top_k;
 pub mod trig;
 pub mod truncate;
 pub mod unary;
+pub mod unsorted_segment;
 pub mod xlogy;
 
 use super::{GradCtx, RegisteredOp};
@@ -86,7 +88,9 @@ pub use linalg::{matrix_determinant, matrix_inverse};
 pub use logical::{logical_and, logical_not, logical_or};
 pub use matmul::{matmul, matmul_t};
 pub use pow_diff::{div_no_nan, pow, squared_difference};
-pub use reduce_builders::{reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum};
+pub use reduce_builders::{
+    reduce_all, reduce_any, reduce_euclidean_norm, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum,
+};
 pub use reduction::{argmax, argmin};
 pub use rounding::{abs, ceil, floor, rint, round, sign};
 pub use segment_reduce::segment_reduce;
@@ -98,6 +102,7 @@ pub use top_k::top_k;
 pub use trig::{acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh};
 pub use truncate::{truncate_div, truncate_mod};
 pub use unary::{UnaryFns, UnaryOp};
+pub use unsorted_segment::unsorted_segment_reduce;
 pub use xlogy::{xdivy, xlog1py, xlogy};
 
 pub(crate) use binary::binary_op;
@@ -141,6 +146,7 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         truncate::DEFS,
         approx_equal::DEFS,
         segment_reduce::DEFS,
+        unsorted_segment::DEFS,
     ]
     .into_iter()
     .flatten()
