@@ -13,7 +13,8 @@ them, with its helpers); and the same pair small_ints.pbtxt/.json for the int8, 
 uint8, uint16 kernels of AddV2, Sub, Mul, FloorDiv, FloorMod, Neg, Abs, Square, BiasAdd and
 BiasAddGrad (values chosen to wrap), with the float16 kernels of MatrixInverse and
 LRN/LRNGrad; segments.pbtxt/.json for SegmentSum/Mean/Max/Min/Prod; reductions.pbtxt/.json
-for UnsortedSegmentMax/Min/Prod and EuclideanNorm; linalg.pbtxt/.json for MatrixBandPart.
+for UnsortedSegmentMax/Min/Prod and EuclideanNorm; linalg.pbtxt/.json for MatrixBandPart;
+scatter.pbtxt/.json for TensorScatterUpdate/Add/Sub.
 Built in graph mode (tf.compat.v1) and run on CPU.
 """
 
@@ -231,6 +232,35 @@ def linalg(outs, errs):
     errs["band_rank"] = tf.raw_ops.MatrixBandPart(input=dyn([1.0, 2.0]), num_lower=0, num_upper=0)
 
 
+def scatter(outs, errs):
+    """TensorScatterUpdate/Add/Sub (row and element indices, repeats, int64 indices,
+    float16), TensorFlow's gradients of them, and the kernels' errors."""
+    rng = np.random.RandomState(15)
+    dyn = lambda v, dtype=tf.float32: tf.placeholder_with_default(tf.constant(v, dtype), None)  # noqa: E731
+    fs = {"update": tf.tensor_scatter_nd_update, "add": tf.tensor_scatter_nd_add, "sub": tf.tensor_scatter_nd_sub}
+    for dt in [tf.float32, tf.float64, tf.int32, tf.int64, tf.float16]:
+        t = dyn(rng.uniform(-5, 5, [4, 3]) if dt.is_floating else rng.randint(-9, 9, [4, 3]), dt)
+        for name, f in fs.items():
+            outs[f"{name}_rows_{dt.name}"] = f(t, [[1], [3]], tf.constant([[9, 9, 9], [8, 7, 6]], dt))
+            outs[f"{name}_elems_{dt.name}"] = f(t, tf.constant([[1, 2], [0, 0], [3, 1]], tf.int64),
+                                                 tf.constant([5, -4, 2], dt))
+            if name != "update":  # repeated indices accumulate (Update's winner is unspecified)
+                outs[f"{name}_repeat_{dt.name}"] = f(t, [[1, 2], [1, 2]], tf.constant([10, 5], dt))
+    x = dyn(rng.uniform(-1, 1, [4, 3]), tf.float64)
+    u = dyn(rng.uniform(-1, 1, [2, 3]), tf.float64)
+    w = tf.constant(rng.uniform(-1, 1, [4, 3]), tf.float64)
+    for name, f in fs.items():
+        gx, gu = tf.gradients(tf.reduce_sum(f(x, [[2], [0]], u) * w), [x, u])
+        outs[f"{name}_grad_tensor"], outs[f"{name}_grad_updates"] = gx, gu
+    t = dyn(np.ones([4, 3], np.float32))
+    errs["scatter_range"] = tf.raw_ops.TensorScatterUpdate(tensor=t, indices=dyn([[5]], tf.int32),
+                                                           updates=dyn([[1.0, 1, 1]]))
+    errs["scatter_negative"] = tf.raw_ops.TensorScatterAdd(tensor=t, indices=dyn([[-1]], tf.int32),
+                                                           updates=dyn([[1.0, 1, 1]]))
+    errs["scatter_inner"] = tf.raw_ops.TensorScatterAdd(tensor=t, indices=dyn([[1]], tf.int32), updates=dyn([[1.0, 1]]))
+    errs["scatter_deep"] = tf.raw_ops.TensorScatterSub(tensor=t, indices=dyn([[1, 0, 0]], tf.int32), updates=dyn([1.0]))
+
+
 def segment_build_errors():
     c = tf.constant
     return nn4.run_build_errors({
@@ -254,6 +284,7 @@ def main():
     nn4.write("segments", segments, segment_build_errors)
     nn4.write("reductions", reductions, dict)
     nn4.write("linalg", linalg, dict)
+    nn4.write("scatter", scatter, dict)
 
 
 if __name__ == "__main__":

@@ -265,3 +265,24 @@ fn matrix_band_part_gradient_matches_finite_differences() {
         });
     }
 }
+
+/// TensorScatterUpdate/Add/Sub (rows and elements, repeated indices, int64 indices,
+/// float16) and TensorFlow's gradient subgraphs: TensorFlow's values and its kernels'
+/// errors.
+#[test]
+fn tensor_scatters_match_tensorflow() {
+    common::runs_to_tensorflows_values(DIR, "scatter", 46);
+    common::refuses_as_tensorflow(DIR, "scatter", 4, |_, m| m.to_string());
+}
+
+#[test]
+fn tensor_scatter_gradients_match_finite_differences() {
+    use ops::tensor_scatter::Kind;
+    for (i, kind) in [Kind::Update, Kind::Add, Kind::Sub].into_iter().enumerate() {
+        let seed = 110 + 2 * i as u64;
+        check_gradients(&[one(&[4, 3], seed, -1.0, 1.0), one(&[2, 3], seed + 1, -1.0, 1.0)], TOL, |s, x| {
+            let idx = c(s, &[2, 1], vec![2i32, 0]);
+            weighted(s, &ops::tensor_scatter(s, kind, &x[0], &idx, &x[1]).unwrap(), &[4, 3], seed + 2)
+        });
+    }
+}

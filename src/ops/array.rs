@@ -2,7 +2,7 @@
 //! PlaceholderV2, PlaceholderWithDefault, Identity, Snapshot, NoOp, Reshape, Shape, ShapeN, Size, Rank, Fill, ZerosLike, OnesLike,
 //! Cast and ExpandDims. One file per family under `array/`: ConcatV2/Concat/ConcatOffset
 //! (`concat`), Split/SplitV (`split`), DynamicStitch (`stitch`), Pack/Unpack (`stack`), Slice (`slice`), StridedSlice/StridedSliceGrad
-//! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), GatherNd/ScatterNd (`gather_nd`), UnsortedSegmentSum (`segment`), MatrixBandPart (`band_part`), SpaceToBatchND/BatchToSpaceND (`space_batch`), SpaceToDepth/DepthToSpace (`depth_space`), Roll (`roll`),
+//! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), GatherNd/ScatterNd (`gather_nd`), UnsortedSegmentSum (`segment`), MatrixBandPart (`band_part`), TensorScatterUpdate/Add/Sub (`tensor_scatter`), SpaceToBatchND/BatchToSpaceND (`space_batch`), SpaceToDepth/DepthToSpace (`depth_space`), Roll (`roll`),
 //! Transpose/InvertPermutation (`transpose`), Squeeze (`squeeze`), Range (`range`),
 //! ReverseV2/ReverseSequence (`reverse`), BroadcastTo (`broadcast_to`), OneHot
 //! (`one_hot`), Unique/ListDiff/Where (`unique`), MirrorPad/MirrorPadGrad (`mirror_pad`) and
@@ -39,6 +39,7 @@ mod stack;
 mod stitch;
 mod stop_gradient;
 mod strided_slice;
+pub mod tensor_scatter;
 mod tile;
 mod transpose;
 mod unique;
@@ -73,6 +74,7 @@ pub use strided_slice::{
     strided_slice, strided_slice_dyn, strided_slice_grad, strided_slice_indexing, SliceMasks, StridedSlice,
     StridedSliceGrad,
 };
+pub use tensor_scatter::{tensor_scatter, TensorScatter};
 pub use tile::{tile, tile_dyn, Tile};
 pub use transpose::{transpose, transpose_dyn, InvertPermutation, Transpose};
 pub use unique::{list_diff, unique, where_, ListDiff, Unique, Where};
@@ -95,6 +97,9 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &Identity,
     &Snapshot,
     &MatrixBandPart,
+    &TensorScatter(tensor_scatter::Kind::Update),
+    &TensorScatter(tensor_scatter::Kind::Add),
+    &TensorScatter(tensor_scatter::Kind::Sub),
     &NoOp,
     &Reshape,
     &ShapeOp,
