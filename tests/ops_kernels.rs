@@ -283,15 +283,18 @@ fn binary_kernels_by_dtype_and_integer_division() {
     // ... while truediv divides floats: inf and -inf
     let q = run(&g, &ops::div(&s, &x, &z).unwrap()).to_vec::<f64>().unwrap();
     assert_eq!(q, vec![f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY]);
-    // bool Equal; AddV2 on a dtype without a kernel builds and is refused when run
+    // bool Equal; AddV2 on a dtype without a kernel here (uint32) builds and is refused when
+    // run; uint8 has one, as TensorFlow's CPU kernels
     let b = c(&g, &[2], vec![true, false]);
     let eq = ops::equal(&s, &b, &c(&g, &[], vec![true])).unwrap();
     assert_eq!(run(&g, &eq).to_vec::<bool>().unwrap(), vec![true, false]);
-    let u = c(&g, &[2], vec![1u8, 2]);
-    let sum = ops::add(&s.named("u8_add"), &u, &u).unwrap();
+    let u32s = ops::constant(&s, Tensor::from_f64(DType::UInt32, &[2], &[1.0, 2.0]).unwrap()).unwrap();
+    let sum = ops::add(&s.named("u32_add"), &u32s, &u32s).unwrap();
     let e = run_err(&g, &sum);
     assert_eq!(e.code, Code::InvalidArgument);
-    assert!(e.message.contains("u8_add") && e.message.contains("AddV2 has no kernel for dtype uint8"), "{e}");
+    assert!(e.message.contains("u32_add") && e.message.contains("AddV2 has no kernel for dtype uint32"), "{e}");
+    let u = c(&g, &[2], vec![1u8, 200]);
+    assert_eq!(run(&g, &ops::add(&s, &u, &u).unwrap()).to_vec::<u8>().unwrap(), vec![2, 144]);
     // comparisons take uint8 (as TensorFlow's CPU kernels) and refuse bool when the graph is built
     assert_eq!(
         run(&g, &ops::greater(&s, &u, &c(&g, &[], vec![1u8])).unwrap()).to_vec::<bool>().unwrap(),

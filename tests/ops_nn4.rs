@@ -10,56 +10,22 @@
 //! SparseSegmentSum/Mean/SqrtN `sparse_segment.pbtxt`.
 
 mod common;
-use common::{check_gradients, one, repo_root, weighted};
-use tensorgraph::io::graph_def::{read_graph_def_any, ImportGraphDefOptions};
+use common::{check_gradients, one, weighted};
 use tensorgraph::ops::{self, LrnOptions};
 use tensorgraph::train::gradients;
 use tensorgraph::{Code, DType, Graph, Output, Scope, Session, Shape, Tensor};
 
 fn json(name: &str) -> serde_json::Value {
-    let text = std::fs::read_to_string(repo_root().join(format!("tests/data/ops_nn4/{name}.json"))).unwrap();
-    serde_json::from_str(&text).unwrap()
+    common::tf_json("ops_nn4", name)
 }
 
 fn expected() -> serde_json::Value {
     json("graph")
 }
 
-fn imported(name: &str) -> Graph {
-    let gd = read_graph_def_any(repo_root().join(format!("tests/data/ops_nn4/{name}.pbtxt"))).unwrap();
-    let g = Graph::new();
-    g.import_graph_def(&gd, &ImportGraphDefOptions::new()).unwrap();
-    g
-}
-
 /// Imports `<name>.pbtxt`, runs every output `<name>.json` lists and compares.
 fn runs_to_tensorflows_values(name: &str, at_least: usize) {
-    let exp = json(name);
-    let outs = exp["outputs"].as_object().unwrap();
-    assert!(outs.len() >= at_least, "the json lists every output");
-    let g = imported(name);
-    let sess = Session::new(&g).unwrap();
-    for (key, want) in outs {
-        let name = format!("import/{}", want["tensor"].as_str().unwrap());
-        let t = g.tensor_by_name(&name).unwrap_or_else(|e| panic!("{key}: {e}"));
-        let r = sess.run(&[], &[&t], &[]).unwrap_or_else(|e| panic!("{key} ({name}): {e}")).remove(0);
-        let shape: Vec<usize> =
-            want["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap() as usize).collect();
-        assert_eq!(r.shape(), shape.as_slice(), "{key} ({name}): shape");
-        assert_eq!(r.dtype().name(), want["dtype"].as_str().unwrap(), "{key}: dtype");
-        let got = r.to_f64_vec().unwrap();
-        let exact = !matches!(r.dtype(), DType::Float | DType::Double | DType::Half);
-        for (i, (g, w)) in got.iter().zip(want["values"].as_array().unwrap()).enumerate() {
-            match w.as_f64() {
-                None => assert!(g.is_nan(), "{key}[{i}]: got {g}, TensorFlow NaN"),
-                Some(w) if exact => assert_eq!(*g, w, "{key} ({name})[{i}]"),
-                Some(w) => {
-                    let tol = if r.dtype() == DType::Half { 1e-3 } else { 1e-5 };
-                    assert!((g - w).abs() <= tol * w.abs().max(1.0), "{key} ({name})[{i}]: got {g}, TensorFlow {w}")
-                }
-            }
-        }
-    }
+    common::runs_to_tensorflows_values("ops_nn4", name, at_least);
 }
 
 #[test]
@@ -77,22 +43,14 @@ fn small_integer_kernels_match_tensorflow() {
 
 /// Runs every node `<name>.json` lists under `errors`: each fails with TensorFlow's message.
 fn refuses_as_tensorflow(name: &str, at_least: usize) {
-    let exp = json(name);
-    let errs = exp["errors"].as_object().unwrap();
-    assert!(errs.len() >= at_least);
-    let g = imported(name);
-    let sess = Session::new(&g).unwrap();
-    for (key, want) in errs {
-        let name = format!("import/{}", want["tensor"].as_str().unwrap());
-        let t = g.tensor_by_name(&name).unwrap_or_else(|e| panic!("{key}: {e}"));
-        let e = sess.run(&[], &[&t], &[]).err().unwrap_or_else(|| panic!("{key} ({name}) ran"));
-        assert_eq!(want["error"], "InvalidArgumentError", "{key}");
-        assert_eq!(e.code, Code::InvalidArgument, "{key}: {e}");
-        let msg = want["message"].as_str().unwrap();
-        // EnsureShape: TensorFlow names the input tensor, a prepared kernel names its node.
-        let msg = if key.starts_with("ensure_") { &msg[msg.find(" [").unwrap()..] } else { msg };
-        assert!(e.message.contains(msg), "{key}: got {:?}, TensorFlow {msg:?}", e.message);
-    }
+    // EnsureShape: TensorFlow names the input tensor, a prepared kernel names its node.
+    common::refuses_as_tensorflow("ops_nn4", name, at_least, |key, msg| {
+        if key.starts_with("ensure_") {
+            msg[msg.find(" [").unwrap()..].to_string()
+        } else {
+            msg.to_string()
+        }
+    });
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! Array ops (TensorFlow's `array_ops`). This file: Const, Placeholder,
-//! PlaceholderV2, PlaceholderWithDefault, Identity, NoOp, Reshape, Shape, ShapeN, Size, Rank, Fill, ZerosLike, OnesLike,
+//! PlaceholderV2, PlaceholderWithDefault, Identity, Snapshot, NoOp, Reshape, Shape, ShapeN, Size, Rank, Fill, ZerosLike, OnesLike,
 //! Cast and ExpandDims. One file per family under `array/`: ConcatV2/Concat/ConcatOffset
 //! (`concat`), Split/SplitV (`split`), DynamicStitch (`stitch`), Pack/Unpack (`stack`), Slice (`slice`), StridedSlice/StridedSliceGrad
-//! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), GatherNd/ScatterNd (`gather_nd`), UnsortedSegmentSum (`segment`), SpaceToBatchND/BatchToSpaceND (`space_batch`), SpaceToDepth/DepthToSpace (`depth_space`), Roll (`roll`),
+//! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), GatherNd/ScatterNd (`gather_nd`), UnsortedSegmentSum (`segment`), MatrixBandPart (`band_part`), TensorScatterUpdate/Add/Sub (`tensor_scatter`), SpaceToBatchND/BatchToSpaceND (`space_batch`), SpaceToDepth/DepthToSpace (`depth_space`), Roll (`roll`),
 //! Transpose/InvertPermutation (`transpose`), Squeeze (`squeeze`), Range (`range`),
 //! ReverseV2/ReverseSequence (`reverse`), BroadcastTo (`broadcast_to`), OneHot
 //! (`one_hot`), Unique/ListDiff/Where (`unique`), MirrorPad/MirrorPadGrad (`mirror_pad`) and
@@ -13,6 +13,7 @@
 //! transpose, reverse, broadcast, mirror pad) work for every dtype (bool and string
 //! included) by gathering flat element indices.
 
+mod band_part;
 mod broadcast_to;
 pub(crate) mod checks;
 mod concat;
@@ -38,10 +39,12 @@ mod stack;
 mod stitch;
 mod stop_gradient;
 mod strided_slice;
+pub mod tensor_scatter;
 mod tile;
 mod transpose;
 mod unique;
 
+pub use band_part::{matrix_band_part, MatrixBandPart};
 pub use broadcast_to::{broadcast_to, broadcast_to_shape, BroadcastTo};
 pub use checks::{check_numerics, check_numerics_v2, ensure_shape, CheckNumerics, EnsureShape};
 pub use concat::{concat, concat_dyn, concat_v1, Concat, ConcatOffset, ConcatV2};
@@ -71,6 +74,7 @@ pub use strided_slice::{
     strided_slice, strided_slice_dyn, strided_slice_grad, strided_slice_indexing, SliceMasks, StridedSlice,
     StridedSliceGrad,
 };
+pub use tensor_scatter::{tensor_scatter, TensorScatter};
 pub use tile::{tile, tile_dyn, Tile};
 pub use transpose::{transpose, transpose_dyn, InvertPermutation, Transpose};
 pub use unique::{list_diff, unique, where_, ListDiff, Unique, Where};
@@ -91,6 +95,11 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &PlaceholderV2,
     &PlaceholderWithDefault,
     &Identity,
+    &Snapshot,
+    &MatrixBandPart,
+    &TensorScatter(tensor_scatter::Kind::Update),
+    &TensorScatter(tensor_scatter::Kind::Add),
+    &TensorScatter(tensor_scatter::Kind::Sub),
     &NoOp,
     &Reshape,
     &ShapeOp,
@@ -339,6 +348,28 @@ impl RegisteredOp for Identity {
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Ok(vec![ctx.grads[0].clone()])
     }
+}
+
+/// `Snapshot`: a copy of its input (every dtype; tensors here are immutable, so the input
+/// itself). No gradient: TensorFlow registers none.
+pub struct Snapshot;
+impl RegisteredOp for Snapshot {
+    fn op_type(&self) -> &'static str {
+        "Snapshot"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        ctx.expect_inputs(1)?;
+        ctx.check_type_attr("T", 0)?;
+        one(ctx.dtype(0), ctx.shape(0).clone())
+    }
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        plain(pass_through)
+    }
+}
+
+/// `tf.raw_ops.Snapshot(input)`: op `Snapshot`, default name `Snapshot`; `x` itself.
+pub fn snapshot(s: &Scope, x: &Output) -> Result<Output> {
+    s.op("Snapshot", "Snapshot").input(x).attr("T", x.dtype()).build_output()
 }
 
 /// `tf.identity(x)`.

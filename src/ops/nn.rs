@@ -41,7 +41,6 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
 ];
 
 const FLOATS: &[DType] = &[DType::Float, DType::Double];
-const NUMBERS: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::Int64];
 
 // ---------------------------------------------------------------- BiasAdd
 
@@ -69,7 +68,8 @@ fn channel_dim(nchw: bool, rank: usize, what: &str) -> Result<usize> {
 }
 
 /// `BiasAdd(value, bias)`: adds the 1-d `bias` along the channel dimension of `value`
-/// (last for `data_format = "NHWC"`, 1 for `"NCHW"`). Gradient `(g, BiasAddGrad(g))`.
+/// (last for `data_format = "NHWC"`, 1 for `"NCHW"`); float32, float64, int32, int64, int8,
+/// int16, uint8, uint16 (integers wrap). Gradient `(g, BiasAddGrad(g))`.
 pub struct BiasAdd;
 impl RegisteredOp for BiasAdd {
     fn op_type(&self) -> &'static str {
@@ -79,7 +79,7 @@ impl RegisteredOp for BiasAdd {
         ctx.expect_inputs(2)?;
         let nchw = is_nchw(ctx.node)?;
         let t = ctx.same_dtypes()?;
-        ctx.check_dtype(0, NUMBERS)?;
+        ctx.check_dtype(0, crate::ops::kernels::NUMBERS_AND_SMALL_INTS)?;
         let (v, b) = (ctx.shape(0), ctx.shape(1));
         let what = format!("value {v} (bias {b})");
         if let Some(r) = b.rank().filter(|&r| r != 1) {
@@ -134,8 +134,7 @@ impl Kernel for BiasAddKernel {
         let b = b.clone();
         // the input's buffer is written in place when nothing else holds it
         let x = std::mem::replace(&mut ctx.inputs[0], Tensor::zeros(DType::Float, &[0]));
-        let out =
-            crate::dispatch_numeric!(x.dtype(), "BiasAdd", T => bias_add_into::<T>(x, b.as_slice::<T>()?, inner)?);
+        let out = crate::dispatch_numeric!(x.dtype(), "BiasAdd", small_ints, T => bias_add_into::<T>(x, b.as_slice::<T>()?, inner)?);
         Ok(vec![out])
     }
 }
@@ -157,13 +156,13 @@ fn bias_add_into<T: Num>(mut x: Tensor, bias: &[T], inner: usize) -> Result<Tens
             while !rest.is_empty() {
                 let n = (c - j).min(rest.len());
                 let (line, tail) = rest.split_at_mut(n);
-                line.iter_mut().zip(&bias[j..j + n]).for_each(|(y, &b)| *y += b);
+                line.iter_mut().zip(&bias[j..j + n]).for_each(|(y, &b)| *y = y.add_wrapping(b));
                 rest = tail;
                 j = 0;
             }
         } else {
             for (i, y) in out.iter_mut().enumerate() {
-                *y += bias[((at + i) / inner) % c];
+                *y = y.add_wrapping(bias[((at + i) / inner) % c]);
             }
         }
     };
@@ -194,7 +193,7 @@ impl RegisteredOp for BiasAddGrad {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(1)?;
         let nchw = is_nchw(ctx.node)?;
-        let t = ctx.check_dtype(0, NUMBERS)?;
+        let t = ctx.check_dtype(0, crate::ops::kernels::NUMBERS_AND_SMALL_INTS)?;
         let x = ctx.shape(0);
         let c = match x.rank() {
             Some(r) => x.dim(channel_dim(nchw, r, &format!("out_backprop {x}"))?),
@@ -232,11 +231,11 @@ impl Kernel for BiasAddGradKernel {
         let x = ctx.input(0);
         let cd = channel_dim(self.nchw, x.rank(), &format!("out_backprop {}", fmt_dims(x.shape())))?;
         let (c, inner) = (x.shape()[cd], x.shape()[cd + 1..].iter().product::<usize>());
-        let out = crate::dispatch_numeric!(x.dtype(), "BiasAddGrad", T => {
+        let out = crate::dispatch_numeric!(x.dtype(), "BiasAddGrad", small_ints, T => {
             let mut acc = vec![T::ZERO; c];
             for (i, &v) in x.as_slice::<T>()?.iter().enumerate() {
                 let j = (i / inner) % c;
-                acc[j] += v;
+                acc[j] = acc[j].add_wrapping(v);
             }
             Tensor::new(&[c], acc)?
         });

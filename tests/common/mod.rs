@@ -138,3 +138,75 @@ pub fn assert_close(what: &str, got: &[f64], want: &[f64]) {
         assert!((g - w).abs() <= 1e-6 + 1e-5 * w.abs(), "{what}[{i}]: got {g}, TensorFlow {w}");
     }
 }
+
+/// A TensorFlow-generated expectation file `tests/data/<dir>/<name>.json` (written by a
+/// `scripts/gen_ops_*.py`: `outputs`, `errors`, `build_errors`).
+pub fn tf_json(dir: &str, name: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(repo_root().join(format!("tests/data/{dir}/{name}.json"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The graph TensorFlow built, `tests/data/<dir>/<name>.pbtxt`, imported (prefix `import/`).
+pub fn tf_imported(dir: &str, name: &str) -> Graph {
+    use tensorgraph::io::graph_def::{read_graph_def_any, ImportGraphDefOptions};
+    let gd = read_graph_def_any(repo_root().join(format!("tests/data/{dir}/{name}.pbtxt"))).unwrap();
+    let g = Graph::new();
+    g.import_graph_def(&gd, &ImportGraphDefOptions::new()).unwrap();
+    g
+}
+
+/// Imports `<dir>/<name>.pbtxt`, runs every output `<name>.json` lists (at least
+/// `at_least`) and compares with TensorFlow's: shape, dtype, values (rel 1e-5 for floats,
+/// 1e-3 for half; exact for integers and bools; NaN where TensorFlow has NaN).
+pub fn runs_to_tensorflows_values(dir: &str, name: &str, at_least: usize) {
+    let exp = tf_json(dir, name);
+    let outs = exp["outputs"].as_object().unwrap();
+    assert!(outs.len() >= at_least, "the json lists every output");
+    let g = tf_imported(dir, name);
+    let sess = Session::new(&g).unwrap();
+    for (key, want) in outs {
+        let name = format!("import/{}", want["tensor"].as_str().unwrap());
+        let t = g.tensor_by_name(&name).unwrap_or_else(|e| panic!("{key}: {e}"));
+        let r = sess.run(&[], &[&t], &[]).unwrap_or_else(|e| panic!("{key} ({name}): {e}")).remove(0);
+        let shape: Vec<usize> =
+            want["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap() as usize).collect();
+        assert_eq!(r.shape(), shape.as_slice(), "{key} ({name}): shape");
+        assert_eq!(r.dtype().name(), want["dtype"].as_str().unwrap(), "{key}: dtype");
+        let got = r.to_f64_vec().unwrap();
+        let exact = !matches!(r.dtype(), DType::Float | DType::Double | DType::Half);
+        for (i, (g, w)) in got.iter().zip(want["values"].as_array().unwrap()).enumerate() {
+            match w.as_f64() {
+                None => assert!(g.is_nan(), "{key}[{i}]: got {g}, TensorFlow NaN"),
+                Some(w) if exact => assert_eq!(*g, w, "{key} ({name})[{i}]"),
+                Some(w) => {
+                    let tol = if r.dtype() == DType::Half { 1e-3 } else { 1e-5 };
+                    assert!((g - w).abs() <= tol * w.abs().max(1.0), "{key} ({name})[{i}]: got {g}, TensorFlow {w}")
+                }
+            }
+        }
+    }
+}
+
+/// Runs every node `<dir>/<name>.json` lists under `errors` (at least `at_least`): each
+/// fails with TensorFlow's status code and a message containing TensorFlow's first line,
+/// as `expected(key, message)` gives it (the identity for most cases).
+pub fn refuses_as_tensorflow(dir: &str, name: &str, at_least: usize, expected: fn(&str, &str) -> String) {
+    let exp = tf_json(dir, name);
+    let errs = exp["errors"].as_object().unwrap();
+    assert!(errs.len() >= at_least);
+    let g = tf_imported(dir, name);
+    let sess = Session::new(&g).unwrap();
+    for (key, want) in errs {
+        let name = format!("import/{}", want["tensor"].as_str().unwrap());
+        let t = g.tensor_by_name(&name).unwrap_or_else(|e| panic!("{key}: {e}"));
+        let e = sess.run(&[], &[&t], &[]).err().unwrap_or_else(|| panic!("{key} ({name}) ran"));
+        let code = match want["error"].as_str().unwrap() {
+            "InvalidArgumentError" => tensorgraph::Code::InvalidArgument,
+            "InternalError" => tensorgraph::Code::Internal,
+            other => panic!("{key}: TensorFlow's {other} has no case here"),
+        };
+        assert_eq!(e.code, code, "{key}: {e}");
+        let msg = expected(key, want["message"].as_str().unwrap());
+        assert!(e.message.contains(&msg), "{key}: got {:?}, TensorFlow {msg:?}", e.message);
+    }
+}

@@ -11,17 +11,17 @@ use crate::tensor::{check_alloc, checked_num_elements, try_filled, DType, Shape,
 pub(crate) static DEFS: &[&dyn RegisteredOp] = &[&GatherNd, &ScatterNd];
 
 /// A shape as TensorFlow's messages write it: `[2,3,?]`.
-fn tf_dims(d: &[Option<usize>]) -> String {
+pub(super) fn tf_dims(d: &[Option<usize>]) -> String {
     let v: Vec<String> = d.iter().map(|x| x.map_or("?".to_string(), |v| v.to_string())).collect();
     format!("[{}]", v.join(","))
 }
 
-fn known(d: &[usize]) -> Vec<Option<usize>> {
+pub(super) fn known(d: &[usize]) -> Vec<Option<usize>> {
     d.iter().map(|&v| Some(v)).collect()
 }
 
 /// `indices[1,0]`: the position `i` of an index tuple among the `batch` dims.
-fn index_name(batch: &[usize], mut i: usize) -> String {
+pub(super) fn index_name(batch: &[usize], mut i: usize) -> String {
     let mut at = vec![0; batch.len()];
     for (k, &d) in batch.iter().enumerate().rev() {
         if d > 0 {
@@ -36,7 +36,12 @@ fn index_name(batch: &[usize], mut i: usize) -> String {
 /// The flat offsets of the slices `indices` (shape `[..., r]`, values `ids`) picks from a
 /// tensor of shape `dims`, each `slice` elements long; `Err(i)` names the first tuple out
 /// of range.
-fn slice_offsets(ids: &[i64], r: usize, dims: &[usize], slice: usize) -> std::result::Result<Vec<usize>, usize> {
+pub(super) fn slice_offsets(
+    ids: &[i64],
+    r: usize,
+    dims: &[usize],
+    slice: usize,
+) -> std::result::Result<Vec<usize>, usize> {
     let n = ids.len().checked_div(r).unwrap_or(ids.len());
     let mut strides = vec![slice; r];
     for j in (0..r.saturating_sub(1)).rev() {
@@ -57,7 +62,7 @@ fn slice_offsets(ids: &[i64], r: usize, dims: &[usize], slice: usize) -> std::re
     Ok(out)
 }
 
-fn tuple_text(ids: &[i64], r: usize, i: usize) -> String {
+pub(super) fn tuple_text(ids: &[i64], r: usize, i: usize) -> String {
     let v: Vec<String> = ids[i * r..(i + 1) * r].iter().map(|v| v.to_string()).collect();
     format!("[{}]", v.join(", "))
 }
@@ -205,7 +210,7 @@ impl RegisteredOp for ScatterNd {
 }
 
 /// TensorFlow's `ScatterNdShapeHelper`: `updates` must be `indices.shape[:-1] + shape[r:]`.
-fn check_updates_shape(id: &[Option<usize>], ud: &[Option<usize>], od: &[Option<usize>]) -> Result<()> {
+pub(super) fn check_updates_shape(id: &[Option<usize>], ud: &[Option<usize>], od: &[Option<usize>]) -> Result<()> {
     let Some((&Some(r), outer)) = id.split_last() else { return Ok(()) };
     let k = outer.len();
     let merge = |a: &[Option<usize>], b: &[Option<usize>]| -> std::result::Result<(), String> {

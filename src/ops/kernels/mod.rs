@@ -10,6 +10,7 @@ mod num;
 pub mod parallel;
 mod reduce;
 mod scratch;
+pub mod special_fns;
 
 pub use batch_matmul::batch_matmul;
 pub use broadcast::{

@@ -1,7 +1,7 @@
 //! Arithmetic: AddV2, Sub, Mul, RealDiv, Maximum, Minimum, FloorDiv and FloorMod (element-
 //! wise with broadcasting, [`BinaryOp`] tables), Neg ([`UnaryOp`]) and AddN.
 
-use super::binary::{binary_op, no_gradient, reduce_to_inputs, BinaryOp};
+use super::binary::{binary_op, no_gradient, reduce_to_inputs, BinaryFns, BinaryOp};
 use super::compare::{greater, greater_equal, less, less_equal};
 use super::unary::{unary_op, UnaryOp};
 use crate::error::{Error, Result};
@@ -14,27 +14,33 @@ use crate::tensor::{DType, Shape, Tensor};
 pub(super) static DEFS: &[&dyn RegisteredOp] =
     &[&ADD, &SUB, &MUL, &REAL_DIV, &MAXIMUM, &MINIMUM, &FLOOR_DIV, &FLOOR_MOD, &NEG, &AddN];
 
-/// `AddV2`: `x + y` (integers wrap). Gradient `(g, g)` summed back to the input shapes.
-pub static ADD: BinaryOp =
-    BinaryOp::broadcasting("AddV2", crate::binary_fns!(float: |x, y| x + y, int: |x, y| x.wrapping_add(y)), |c| {
-        broadcast_grads(c, |_, g| Ok((g.clone(), g)))
-    })
-    .dtypes_checked_when_prepared();
+/// `AddV2`: `x + y` (float32, float64, int32, int64, int8, int16, uint8, uint16; integers
+/// wrap). Gradient `(g, g)` summed back to the input shapes.
+pub static ADD: BinaryOp = BinaryOp::broadcasting(
+    "AddV2",
+    crate::binary_fns!(float: |x, y| x + y, int: |x, y| x.wrapping_add(y), small_ints),
+    |c| broadcast_grads(c, |_, g| Ok((g.clone(), g))),
+)
+.dtypes_checked_when_prepared();
 
-/// `Sub`: `x - y` (integers wrap). Gradient `(g, -g)`.
-pub static SUB: BinaryOp =
-    BinaryOp::broadcasting("Sub", crate::binary_fns!(float: |x, y| x - y, int: |x, y| x.wrapping_sub(y)), |c| {
-        broadcast_grads(c, |s, g| Ok((g.clone(), neg(s, &g)?)))
-    })
-    .dtypes_checked_when_prepared();
+/// `Sub`: `x - y` (the dtypes of `AddV2`; integers wrap). Gradient `(g, -g)`.
+pub static SUB: BinaryOp = BinaryOp::broadcasting(
+    "Sub",
+    crate::binary_fns!(float: |x, y| x - y, int: |x, y| x.wrapping_sub(y), small_ints),
+    |c| broadcast_grads(c, |s, g| Ok((g.clone(), neg(s, &g)?))),
+)
+.dtypes_checked_when_prepared();
 
-/// `Mul`: `x * y` (integers wrap). Gradient `(g * y, x * g)`.
-pub static MUL: BinaryOp =
-    BinaryOp::broadcasting("Mul", crate::binary_fns!(float: |x, y| x * y, int: |x, y| x.wrapping_mul(y)), |c| {
+/// `Mul`: `x * y` (the dtypes of `AddV2`; integers wrap). Gradient `(g * y, x * g)`.
+pub static MUL: BinaryOp = BinaryOp::broadcasting(
+    "Mul",
+    crate::binary_fns!(float: |x, y| x * y, int: |x, y| x.wrapping_mul(y), small_ints),
+    |c| {
         let (x, y) = (&c.inputs[0], &c.inputs[1]);
         broadcast_grads(c, |s, g| Ok((mul(s, &g, y)?, mul(s, x, &g)?)))
-    })
-    .dtypes_checked_when_prepared();
+    },
+)
+.dtypes_checked_when_prepared();
 
 /// `RealDiv`: `x / y` for float32 and float64. Like TensorFlow, which registers no
 /// integer kernel for it (its schema allows integers), an integer `RealDiv` imports but
@@ -68,34 +74,48 @@ pub static MINIMUM: BinaryOp = BinaryOp::broadcasting(
 )
 .dtypes_checked_when_prepared();
 
-/// `FloorDiv`: `x // y` as Python, rounding toward negative infinity (an integer 0
+/// `FloorDiv`: `x // y` as Python, rounding toward negative infinity (the dtypes of
+/// `AddV2`; an integer 0
 /// divisor is `InvalidArgument`; `MIN // -1` wraps). No gradient, as in TensorFlow.
 pub static FLOOR_DIV: BinaryOp = BinaryOp::broadcasting(
     "FloorDiv",
-    crate::binary_fns!(
-        float: |x, y| (x / y).floor(),
-        int: |x, y| if y == -1 { x.wrapping_neg() } else { int_floor_div(x, y) }
-    ),
+    BinaryFns {
+        i8: crate::__map2!(i8 => same, |x: i8, y: i8| if y == -1 { x.wrapping_neg() } else { int_floor_div(x, y) }),
+        i16: crate::__map2!(i16 => same, |x: i16, y: i16| if y == -1 { x.wrapping_neg() } else { int_floor_div(x, y) }),
+        u8: crate::__map2!(u8 => same, int_floor_div),
+        u16: crate::__map2!(u16 => same, int_floor_div),
+        ..crate::binary_fns!(
+            float: |x, y| (x / y).floor(),
+            int: |x, y| if y == -1 { x.wrapping_neg() } else { int_floor_div(x, y) }
+        )
+    },
     no_gradient,
 )
 .nonzero_int_divisor();
 
-/// `FloorMod`: `x % y` as Python, the remainder taking the sign of `y` (an integer 0
+/// `FloorMod`: `x % y` as Python, the remainder taking the sign of `y` (the dtypes of
+/// `AddV2`; an integer 0
 /// divisor is `InvalidArgument`; a float one gives NaN). Gradient (TensorFlow's
 /// `_FloorModGrad`): `(g, -g * floor_div(x, y))`.
 pub static FLOOR_MOD: BinaryOp = BinaryOp::broadcasting(
     "FloorMod",
-    crate::binary_fns!(
+    BinaryFns {
+        i8: crate::__map2!(i8 => same, |x: i8, y: i8| if y == -1 { 0 } else { int_floor_mod(x, y) }),
+        i16: crate::__map2!(i16 => same, |x: i16, y: i16| if y == -1 { 0 } else { int_floor_mod(x, y) }),
+        u8: crate::__map2!(u8 => same, int_floor_mod),
+        u16: crate::__map2!(u16 => same, int_floor_mod),
+        ..crate::binary_fns!(
         float: |x, y| {
-            let r = x % y;
-            if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
-                r + y
-            } else {
-                r
-            }
-        },
-        int: |x, y| if y == -1 { 0 } else { int_floor_mod(x, y) }
-    ),
+                    let r = x % y;
+                    if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+                        r + y
+                    } else {
+                        r
+                    }
+                },
+                int: |x, y| if y == -1 { 0 } else { int_floor_mod(x, y) }
+            )
+    },
     |c| {
         let (x, y) = (&c.inputs[0], &c.inputs[1]);
         broadcast_grads(c, |s, g| {
@@ -106,10 +126,12 @@ pub static FLOOR_MOD: BinaryOp = BinaryOp::broadcasting(
 )
 .nonzero_int_divisor();
 
-/// `Neg`: `-x` (float32, float64, int32, int64; integers wrap). Gradient `-g`.
-pub static NEG: UnaryOp = UnaryOp::new("Neg", crate::unary_fns!(float: |x| -x, int: |x| x.wrapping_neg()), |c| {
-    Ok(vec![Some(neg(c.scope, &c.grad(0)?)?)])
-});
+/// `Neg`: `-x` (float32, float64, int32, int64, int8, int16, as TensorFlow's CPU kernels;
+/// integers wrap). Gradient `-g`.
+pub static NEG: UnaryOp =
+    UnaryOp::new("Neg", crate::unary_fns!(float: |x| -x, int: |x| x.wrapping_neg(), signed_small_ints), |c| {
+        Ok(vec![Some(neg(c.scope, &c.grad(0)?)?)])
+    });
 
 /// The gradients of a broadcasting op: `f(scope, g)` gives those for the broadcast
 /// shape, then summed back to each input's shape.

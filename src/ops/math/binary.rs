@@ -236,6 +236,10 @@ impl RegisteredOp for BinaryOp {
         let zero_divisor: Option<fn(&Tensor) -> Result<bool>> = match t {
             DType::Int32 if self.int_divisor => Some(has_zero::<i32>),
             DType::Int64 if self.int_divisor => Some(has_zero::<i64>),
+            DType::Int8 if self.int_divisor => Some(has_zero::<i8>),
+            DType::Int16 if self.int_divisor => Some(has_zero::<i16>),
+            DType::UInt8 if self.int_divisor => Some(has_zero::<u8>),
+            DType::UInt16 if self.int_divisor => Some(has_zero::<u16>),
             _ => None,
         };
         Ok(Box::new(BinaryKernel { f, same_shape: self.same_shape, zero_divisor }))

@@ -13,9 +13,10 @@ use crate::ops::{GradCtx, RegisteredOp};
 pub(super) static DEFS: &[&dyn RegisteredOp] =
     &[&SQUARE, &SQRT, &RSQRT, &EXP, &LOG, &RECIPROCAL, &SQRT_GRAD, &RSQRT_GRAD, &RECIPROCAL_GRAD];
 
-/// `Square`: `x * x` (float32, float64, int32, int64; integers wrap). Gradient `g * (x * 2)`.
+/// `Square`: `x * x` (float32, float64, int32, int64, int8, int16, uint8, uint16; integers
+/// wrap). Gradient `g * (x * 2)`.
 pub static SQUARE: UnaryOp =
-    UnaryOp::new("Square", crate::unary_fns!(float: |x| x * x, int: |x| x.wrapping_mul(x)), |c| {
+    UnaryOp::new("Square", crate::unary_fns!(float: |x| x * x, int: |x| x.wrapping_mul(x), small_ints), |c| {
         let s = c.scope;
         let x = &c.inputs[0];
         let two = scalar_like(s, 2.0, x.dtype())?;

@@ -6,15 +6,19 @@
 //! - [`compare`] holds Greater, GreaterEqual, Less, LessEqual (bool output);
 //! - [`equality`] holds Equal and NotEqual on every dtype; [`logical`] LogicalAnd,
 //!   LogicalOr, LogicalNot; [`select`] SelectV2;
-//! - [`rounding`] holds Abs, Sign, Floor, Ceil, Round; [`pow_diff`] Pow,
+//! - [`rounding`] holds Abs, Sign, Floor, Ceil, Round, Rint; [`pow_diff`] Pow,
 //!   SquaredDifference, DivNoNan; [`cumulative`] Cumsum, Cumprod; [`clip`] ClipByValue,
 //!   L2Loss; [`top_k`](mod@top_k) TopKV2;
 //! - [`unary`] holds the element-wise one-input mechanism ([`UnaryOp`]);
 //! - [`functions`] holds Square, Sqrt, Rsqrt, Exp, Log, Reciprocal and their gradient helpers
 //!   SqrtGrad, RsqrtGrad, ReciprocalGrad;
-//! - [`special`] holds Erf, Erfc; [`elementary`] Log1p, Expm1, Sin, Cos, Tan;
-//!   [`float_class`] IsFinite, IsNan, IsInf;
-//! - [`reduction`] holds Sum, Mean, Max, Min, Prod, All, Any, ArgMax and ArgMin (their
+//! - [`special`] holds Erf, Erfc, Erfinv, Ndtri; [`elementary`] Log1p, Expm1, Sin, Cos, Tan;
+//!   [`trig`] Asin, Acos, Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh; [`gamma`] Lgamma,
+//!   Digamma, Polygamma, Zeta; [`xlogy`] Xdivy, Xlogy, Xlog1py; [`truncate`] TruncateDiv,
+//!   TruncateMod; [`approx_equal`] ApproximateEqual; [`segment_reduce`] SegmentSum,
+//!   SegmentMean, SegmentMax, SegmentMin, SegmentProd; [`unsorted_segment`]
+//!   UnsortedSegmentMax, UnsortedSegmentMin, UnsortedSegmentProd; [`float_class`] IsFinite, IsNan, IsInf;
+//! - [`reduction`] holds Sum, Mean, Max, Min, Prod, EuclideanNorm, All, Any, ArgMax and ArgMin (their
 //!   builders `reduce_*` in `reduce_builders`);
 //! - [`matmul`](mod@matmul) holds MatMul; [`batch_matmul`](mod@batch_matmul)
 //!   BatchMatMulV2; [`einsum`](mod@einsum) Einsum.
@@ -25,6 +29,7 @@
 //! The activations of `nn.rs` (Relu, Sigmoid, Tanh and their gradient ops) are tables of
 //! the same [`UnaryOp`] and [`BinaryOp`].
 
+pub mod approx_equal;
 pub mod arithmetic;
 pub mod batch_matmul;
 pub mod batch_matmul_v1;
@@ -38,6 +43,7 @@ pub mod equality;
 pub mod float_class;
 pub mod functions;
 pub mod fused_matmul;
+pub mod gamma;
 pub mod legacy;
 pub mod linalg;
 pub mod logical;
@@ -47,17 +53,23 @@ mod prod_grad;
 mod reduce_builders;
 pub mod reduction;
 pub mod rounding;
+pub mod segment_reduce;
 pub mod select;
 pub mod select_v1;
 pub mod sparse_segment;
 pub mod special;
 pub mod top_k;
+pub mod trig;
+pub mod truncate;
 pub mod unary;
+pub mod unsorted_segment;
+pub mod xlogy;
 
 use super::{GradCtx, RegisteredOp};
 use crate::error::Result;
 use crate::graph::Output;
 
+pub use approx_equal::approximate_equal;
 pub use arithmetic::{add, add_n, div, floor_div, floor_mod, maximum, minimum, mul, neg, sub};
 pub use batch_matmul::batch_matmul;
 pub use batch_matmul_v1::batch_matmul_v1;
@@ -70,20 +82,28 @@ pub use elementary::{cos, expm1, log1p, sin, tan};
 pub use equality::not_equal;
 pub use float_class::{is_finite, is_inf, is_nan};
 pub use functions::{exp, log, reciprocal, rsqrt, sqrt, square};
+pub use gamma::{digamma, lgamma, polygamma, zeta};
 pub use legacy::{add_v1, div_v1, inv};
 pub use linalg::{matrix_determinant, matrix_inverse};
 pub use logical::{logical_and, logical_not, logical_or};
 pub use matmul::{matmul, matmul_t};
 pub use pow_diff::{div_no_nan, pow, squared_difference};
-pub use reduce_builders::{reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum};
+pub use reduce_builders::{
+    reduce_all, reduce_any, reduce_euclidean_norm, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum,
+};
 pub use reduction::{argmax, argmin};
-pub use rounding::{abs, ceil, floor, round, sign};
+pub use rounding::{abs, ceil, floor, rint, round, sign};
+pub use segment_reduce::segment_reduce;
 pub use select::where_v2;
 pub use select_v1::select_v1;
 pub use sparse_segment::{sparse_segment, sparse_segment_grad};
-pub use special::{erf, erfc};
+pub use special::{erf, erfc, erfinv, ndtri};
 pub use top_k::top_k;
+pub use trig::{acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh};
+pub use truncate::{truncate_div, truncate_mod};
 pub use unary::{UnaryFns, UnaryOp};
+pub use unsorted_segment::unsorted_segment_reduce;
+pub use xlogy::{xdivy, xlog1py, xlogy};
 
 pub(crate) use binary::binary_op;
 pub(crate) use functions::grad_of_quadratic_grad;
@@ -94,30 +114,40 @@ pub(crate) type GradFn = fn(&GradCtx) -> Result<Vec<Option<Output>>>;
 
 /// Every math op definition, for the registry.
 pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp> {
-    arithmetic::DEFS
-        .iter()
-        .chain(compare::DEFS)
-        .chain(functions::DEFS)
-        .chain(special::DEFS)
-        .chain(elementary::DEFS)
-        .chain(float_class::DEFS)
-        .chain(reduction::DEFS)
-        .chain(matmul::DEFS)
-        .chain(fused_matmul::DEFS)
-        .chain(binary::DEFS)
-        .chain(equality::DEFS)
-        .chain(linalg::DEFS)
-        .chain(sparse_segment::DEFS)
-        .chain(logical::DEFS)
-        .chain(select::DEFS)
-        .chain(rounding::DEFS)
-        .chain(pow_diff::DEFS)
-        .chain(batch_matmul::DEFS)
-        .chain(einsum::DEFS)
-        .chain(cumulative::DEFS)
-        .chain(clip::DEFS)
-        .chain(top_k::DEFS)
-        .chain(legacy::DEFS)
-        .chain(select_v1::DEFS)
-        .chain(batch_matmul_v1::DEFS)
+    [
+        arithmetic::DEFS,
+        compare::DEFS,
+        functions::DEFS,
+        special::DEFS,
+        elementary::DEFS,
+        float_class::DEFS,
+        reduction::DEFS,
+        matmul::DEFS,
+        fused_matmul::DEFS,
+        binary::DEFS,
+        equality::DEFS,
+        linalg::DEFS,
+        sparse_segment::DEFS,
+        logical::DEFS,
+        select::DEFS,
+        rounding::DEFS,
+        pow_diff::DEFS,
+        batch_matmul::DEFS,
+        einsum::DEFS,
+        cumulative::DEFS,
+        clip::DEFS,
+        top_k::DEFS,
+        legacy::DEFS,
+        select_v1::DEFS,
+        batch_matmul_v1::DEFS,
+        trig::DEFS,
+        gamma::DEFS,
+        xlogy::DEFS,
+        truncate::DEFS,
+        approx_equal::DEFS,
+        segment_reduce::DEFS,
+        unsorted_segment::DEFS,
+    ]
+    .into_iter()
+    .flatten()
 }

@@ -94,3 +94,9 @@ fn bool_reduction(s: &Scope, op_type: &str, x: &Output, axes: Option<&[i32]>, ke
 pub fn reduce_prod(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool) -> Result<Output> {
     reduction(s, "Prod", "Prod", x, axes, keep_dims)
 }
+
+/// `tf.math.reduce_euclidean_norm(x, axis, keepdims)`: op `EuclideanNorm`, default name
+/// `EuclideanNorm`; `sqrt(sum(x^2))` over `axes` (all when `None`). The dtypes of `Sum`.
+pub fn reduce_euclidean_norm(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool) -> Result<Output> {
+    reduction(s, "EuclideanNorm", "EuclideanNorm", x, axes, keep_dims)
+}

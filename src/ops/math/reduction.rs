@@ -1,4 +1,4 @@
-//! Reductions: Sum, Mean, Max, Min, Prod, All, Any (input 1: int32/int64
+//! Reductions: Sum, Mean, Max, Min, Prod, EuclideanNorm, All, Any (input 1: int32/int64
 //! `reduction_indices`, attr `keep_dims`) as one [`Reduce`] mechanism, and ArgMax and
 //! ArgMin (attr `output_type`). Attrs are
 //! parsed and the kernel function chosen for the dtype when the session prepares the node.
@@ -23,6 +23,7 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &Reduce::MAX,
     &Reduce::MIN,
     &Reduce::PROD,
+    &Reduce::EUCLIDEAN_NORM,
     &Reduce::ALL,
     &Reduce::ANY,
     &ArgMax,
@@ -39,14 +40,17 @@ enum Kind {
     Max,
     Min,
     Prod,
+    EuclideanNorm,
     All,
     Any,
 }
 
 /// A reduction `op(input, reduction_indices)` over constant or computed axes, any number
 /// of them (negative axes count from the end; attrs `T`, `Tidx`, `keep_dims`): `Sum`,
-/// `Mean`, `Max`, `Min` and `Prod` for float32, float64, int8, int16, int32, int64, uint8,
-/// uint16 (a small-integer `Mean` sums without wrapping, as TensorFlow); `All` and `Any`
+/// `Mean`, `Max`, `Min`, `Prod` and `EuclideanNorm` (`sqrt(sum(x^2))`; integers square and
+/// sum wrapping, then the root truncates, as TensorFlow's) for float32, float64, int8,
+/// int16, int32, int64, uint8, uint16 (a small-integer `Mean` sums without wrapping, as
+/// TensorFlow); `All` and `Any`
 /// (no `T`) for bool. Errors: `InvalidArgument` for an axis out of range, an axis named
 /// twice (when run, TensorFlow's "Axes contains duplicate dimension"; the shape function
 /// counts it once, as TensorFlow's), `Max` over an
@@ -54,8 +58,9 @@ enum Kind {
 /// `keep_dims` or another dtype (when the session prepares the node; `Prod`, `All` and
 /// `Any` refuse other dtypes at build time). Gradients: Sum, Mean, Max, Min and Prod as
 /// TensorFlow's, also for an unknown rank or computed axes (through `DynamicStitch`;
-/// Prod's with `Cumprod`, `ListDiff` and `InvertPermutation`);
-/// none for All and Any.
+/// Prod's with `Cumprod`, `ListDiff` and `InvertPermutation`; EuclideanNorm's, as
+/// TensorFlow's `_EuclideanNormGrad`, `x / (y / g)` with `y` and `g` reshaped to the
+/// input's rank); none for All and Any.
 pub struct Reduce {
     op_type: &'static str,
     kind: Kind,
@@ -67,6 +72,7 @@ impl Reduce {
     const MAX: Reduce = Reduce { op_type: "Max", kind: Kind::Max };
     const MIN: Reduce = Reduce { op_type: "Min", kind: Kind::Min };
     const PROD: Reduce = Reduce { op_type: "Prod", kind: Kind::Prod };
+    const EUCLIDEAN_NORM: Reduce = Reduce { op_type: "EuclideanNorm", kind: Kind::EuclideanNorm };
     const ALL: Reduce = Reduce { op_type: "All", kind: Kind::All };
     const ANY: Reduce = Reduce { op_type: "Any", kind: Kind::Any };
 }
@@ -94,6 +100,13 @@ fn sum<T: Num>(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
 
 fn prod<T: Num>(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
     reduce::<T>(x, axes, keep, T::ONE, T::mul_wrapping)
+}
+
+/// `sqrt(sum(x^2))` over the axes (integers: wrapping squares and sum, truncated root).
+fn euclidean_norm<T: Num>(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
+    let sq = Tensor::new(x.shape(), x.as_slice::<T>()?.iter().map(|&v| v.mul_wrapping(v)).collect())?;
+    let s = reduce::<T>(&sq, axes, keep, T::ZERO, T::add_wrapping)?;
+    Tensor::new(s.shape(), s.as_slice::<T>()?.iter().map(|&v| T::from_f64(v.to_f64().sqrt())).collect())
 }
 
 /// The largest value; NaN wins.
@@ -168,6 +181,7 @@ impl RegisteredOp for Reduce {
                 Kind::Mean => mean::<T>,
                 Kind::Max => max::<T>,
                 Kind::Min => min::<T>,
+                Kind::EuclideanNorm => euclidean_norm::<T>,
                 _ => prod::<T>,
             }),
         };
@@ -207,10 +221,15 @@ impl RegisteredOp for Reduce {
         if self.kind == Kind::Prod {
             return Ok(vec![Some(prod_grad(s, x, &g_kept, &axes, dims.len())?), None]);
         }
+        if self.kind == Kind::EuclideanNorm {
+            let y = &ctx.outputs[0];
+            let y_kept = if keep { y.clone() } else { reshape_to(&s.named("Reshape_1"), y, &kept)? };
+            return Ok(vec![Some(div(s, x, &div(s, &y_kept, &g_kept)?)?), None]);
+        }
         let ones = ones_like(s, x)?;
         let tiled = mul(&s.named("Tile"), &g_kept, &ones)?;
         let out = match self.kind {
-            Kind::Sum | Kind::Prod | Kind::All | Kind::Any => tiled,
+            Kind::Sum | Kind::Prod | Kind::EuclideanNorm | Kind::All | Kind::Any => tiled,
             Kind::Mean => mean_grad(ctx, &tiled)?,
             Kind::Max | Kind::Min => {
                 let y = &ctx.outputs[0];
@@ -253,6 +272,10 @@ impl Reduce {
         }
         let kept = reduced_shape_dyn(s, &x_shape, axes)?;
         let g_kept = reshape(s, g, &kept)?;
+        if self.kind == Kind::EuclideanNorm {
+            let y_kept = reshape(&s.named("Reshape_1"), &ctx.outputs[0], &kept)?;
+            return Ok(vec![Some(div(s, x, &div(s, &y_kept, &g_kept)?)?), None]);
+        }
         let tiled = broadcast_to(s, &g_kept, &x_shape)?;
         let out = match self.kind {
             Kind::Mean => mean_grad(ctx, &tiled)?,

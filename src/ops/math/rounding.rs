@@ -1,5 +1,5 @@
-//! Sign and rounding functions ([`UnaryOp`] tables): Abs, Sign, Floor, Ceil and Round
-//! (half to even, as TensorFlow's).
+//! Sign and rounding functions ([`UnaryOp`] tables): Abs, Sign, Floor, Ceil, Round and
+//! Rint (both half to even, as TensorFlow's).
 
 use super::arithmetic::mul;
 use super::unary::{unary_op, UnaryOp};
@@ -8,14 +8,15 @@ use crate::graph::{Output, Scope};
 use crate::ops::array::zeros_like;
 use crate::ops::RegisteredOp;
 
-pub(super) static DEFS: &[&dyn RegisteredOp] = &[&ABS, &SIGN, &FLOOR, &CEIL, &ROUND];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[&ABS, &SIGN, &FLOOR, &CEIL, &ROUND, &RINT];
 
-/// `Abs`: `|x|` (float32, float64, int32, int64; the most negative integer stays itself,
+/// `Abs`: `|x|` (float32, float64, int32, int64, int8, int16; the most negative integer stays itself,
 /// as in TensorFlow). Gradient (`_AbsGrad`): `g * Sign(x)`.
-pub static ABS: UnaryOp = UnaryOp::new("Abs", crate::unary_fns!(float: |x| x.abs(), int: |x| x.wrapping_abs()), |c| {
-    let s = c.scope;
-    Ok(vec![Some(mul(s, &c.grad(0)?, &sign(s, &c.inputs[0])?)?)])
-});
+pub static ABS: UnaryOp =
+    UnaryOp::new("Abs", crate::unary_fns!(float: |x| x.abs(), int: |x| x.wrapping_abs(), signed_small_ints), |c| {
+        let s = c.scope;
+        Ok(vec![Some(mul(s, &c.grad(0)?, &sign(s, &c.inputs[0])?)?)])
+    });
 
 /// `Sign`: -1, 0 or 1 by the sign of `x` (NaN stays NaN, -0.0 gives 0). Gradient
 /// (`_SignGrad`): zeros shaped like `x`.
@@ -73,4 +74,14 @@ pub fn ceil(s: &Scope, x: &Output) -> Result<Output> {
 /// float64, int32, int64.
 pub fn round(s: &Scope, x: &Output) -> Result<Output> {
     unary_op(s, "Round", "Round", x)
+}
+
+/// `Rint`: the nearest integer, halves to even (float32, float64; as `Round` on floats).
+/// No gradient (`None`, as TensorFlow's `_RintGrad`).
+pub static RINT: UnaryOp = UnaryOp::new("Rint", crate::unary_fns!(float: |x| x.round_ties_even()), |_| Ok(vec![None]));
+
+/// `tf.math.rint(x)`: op `Rint`, default name `Rint`; same shape as `x`, float32/float64
+/// (else `InvalidArgument` at build time).
+pub fn rint(s: &Scope, x: &Output) -> Result<Output> {
+    unary_op(s, "Rint", "Rint", x)
 }

@@ -28,9 +28,20 @@ pub struct UnaryFns {
     pub i32: Option<Map1>,
     /// For int64.
     pub i64: Option<Map1>,
+    /// For int8.
+    pub i8: Option<Map1>,
+    /// For int16.
+    pub i16: Option<Map1>,
+    /// For uint8.
+    pub u8: Option<Map1>,
+    /// For uint16.
+    pub u16: Option<Map1>,
 }
 
 impl UnaryFns {
+    /// No kernel for any dtype: the base of struct updates (`..UnaryFns::NONE`).
+    pub const NONE: UnaryFns =
+        UnaryFns { f32: None, f64: None, i32: None, i64: None, i8: None, i16: None, u8: None, u16: None };
     /// The kernel function for dtype `t`.
     pub fn get(&self, t: DType) -> Option<Map1> {
         match t {
@@ -38,15 +49,28 @@ impl UnaryFns {
             DType::Double => self.f64,
             DType::Int32 => self.i32,
             DType::Int64 => self.i64,
+            DType::Int8 => self.i8,
+            DType::Int16 => self.i16,
+            DType::UInt8 => self.u8,
+            DType::UInt16 => self.u16,
             _ => None,
         }
     }
     /// The dtypes with a kernel.
     pub fn dtypes(&self) -> Vec<DType> {
-        [DType::Float, DType::Double, DType::Int32, DType::Int64]
-            .into_iter()
-            .filter(|&t| self.get(t).is_some())
-            .collect()
+        [
+            DType::Float,
+            DType::Double,
+            DType::Int32,
+            DType::Int64,
+            DType::Int8,
+            DType::Int16,
+            DType::UInt8,
+            DType::UInt16,
+        ]
+        .into_iter()
+        .filter(|&t| self.get(t).is_some())
+        .collect()
     }
 }
 
@@ -59,14 +83,15 @@ macro_rules! __map1 {
 pub(crate) use __map1;
 
 /// [`UnaryFns`] from element functions (each a closure written once, typed per dtype):
-/// `float: f` (float32, float64) or `float: f, int: g` (and int32, int64).
+/// `float: f` (float32, float64) or `float: f, int: g` (and int32, int64); with
+/// `signed_small_ints` also int8, int16, with `small_ints` int8, int16, uint8, uint16 (as
+/// TensorFlow's CPU kernels register them: `Neg`, `Abs` signed, `Square` all four).
 macro_rules! unary_fns {
     (float: $f:expr) => {
         $crate::ops::math::UnaryFns {
             f32: $crate::__map1!(f32, $f),
             f64: $crate::__map1!(f64, $f),
-            i32: None,
-            i64: None,
+            ..$crate::ops::math::UnaryFns::NONE
         }
     };
     (float: $f:expr, int: $i:expr) => {
@@ -75,6 +100,21 @@ macro_rules! unary_fns {
             f64: $crate::__map1!(f64, $f),
             i32: $crate::__map1!(i32, $i),
             i64: $crate::__map1!(i64, $i),
+            ..$crate::ops::math::UnaryFns::NONE
+        }
+    };
+    (float: $f:expr, int: $i:expr, signed_small_ints) => {
+        $crate::ops::math::UnaryFns {
+            i8: $crate::__map1!(i8, $i),
+            i16: $crate::__map1!(i16, $i),
+            ..$crate::unary_fns!(float: $f, int: $i)
+        }
+    };
+    (float: $f:expr, int: $i:expr, small_ints) => {
+        $crate::ops::math::UnaryFns {
+            u8: $crate::__map1!(u8, $i),
+            u16: $crate::__map1!(u16, $i),
+            ..$crate::unary_fns!(float: $f, int: $i, signed_small_ints)
         }
     };
 }

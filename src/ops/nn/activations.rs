@@ -131,8 +131,7 @@ pub static SOFTPLUS: UnaryOp = UnaryOp::new(
     UnaryFns {
         f32: Some(|x| unary_map_into::<f32>(x, |v| softplus_value(v, f32::EPSILON.ln() + 2.0))),
         f64: Some(|x| unary_map_into::<f64>(x, |v| softplus_value(v, f64::EPSILON.ln() + 2.0))),
-        i32: None,
-        i64: None,
+        ..UnaryFns::NONE
     },
     |c| Ok(vec![Some(mul(c.scope, &c.grad(0)?, &sigmoid(c.scope, &c.inputs[0])?)?)]),
 );
