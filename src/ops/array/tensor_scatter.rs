@@ -150,7 +150,7 @@ impl Kernel for ScatterKernel {
                     *a = match kind {
                         Kind::Update => v,
                         Kind::Add => a.add_wrapping(v),
-                        Kind::Sub => *a - v,
+                        Kind::Sub => a.sub_wrapping(v),
                     };
                 }
             }
