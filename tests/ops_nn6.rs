@@ -5,7 +5,9 @@
 //! (`tests/data/ops_nn6/image.pbtxt`, by `scripts/gen_ops_nn6.py`) imports, every output
 //! equals TensorFlow's (`image.json`: rel 1e-5, exact for integers), the nodes TensorFlow's
 //! kernels refuse fail here with TensorFlow's status and message, the shape functions refuse
-//! the same static cases, and every gradient added matches finite differences.
+//! the same static cases, and every gradient added matches finite differences. The same for
+//! `counts.pbtxt`: SparseToDense, ComputeAccidentalHits, HistogramFixedWidth, DenseBincount
+//! and the string ops AsString, StringToNumber, StringLength, Substr.
 //!
 //! The compare loops are a small copy of `tests/ops_nn4.rs`'s (another branch may move
 //! those into `tests/common/`; this copy also maps TensorFlow's error classes to codes).
@@ -34,6 +36,12 @@ fn assert_matches(key: &str, got: &Tensor, want: &serde_json::Value) {
     let shape: Vec<usize> = want["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap() as usize).collect();
     assert_eq!(got.shape(), shape.as_slice(), "{key}: shape");
     assert_eq!(got.dtype().name(), want["dtype"].as_str().unwrap(), "{key}: dtype");
+    if let tensorgraph::tensor::Storage::Str(v) = got.storage() {
+        let want: Vec<&str> = want["values"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+        let got: Vec<String> = v.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect();
+        assert_eq!(got, want, "{key}");
+        return;
+    }
     let exact = !matches!(got.dtype(), DType::Float | DType::Double);
     for (i, (g, w)) in got.to_f64_vec().unwrap().iter().zip(want["values"].as_array().unwrap()).enumerate() {
         match w.as_f64() {
@@ -124,7 +132,7 @@ fn image_shape_functions_refuse_what_tensorflows_refuse() {
     let img = c(&s, &[2, 5, 6, 3], vec![0f32; 180]);
     let b = |v: Vec<f32>| {
         let n = v.len();
-        c(&s, &[n / 4.max(1), 4], v)
+        c(&s, &[n / 4, 4], v)
     };
     let r = ops::crop_and_resize(
         &s,
@@ -247,7 +255,7 @@ fn crop_and_resize_gradients_match_finite_differences() {
     let boxes = (DType::Float, vec![3, 4], boxes);
     for method in ["bilinear", "nearest"] {
         // linear in the image: a large step is exact up to float32 rounding
-        check_gradients_with_step(&[image.clone()], 0.25, 1e-4, |s, x| {
+        check_gradients_with_step(std::slice::from_ref(&image), 0.25, 1e-4, |s, x| {
             let b = c(s, &[3, 4], vec![0.1f32, 0.13, 0.85, 0.77, 0.6, 0.9, 0.2, 0.3, 0.35, 0.1, 0.35, 0.95]);
             let ind = c(s, &[3], vec![1i32, 0, 1]);
             let y = ops::crop_and_resize(s, &x[0], &b, &ind, [3, 4], method, 0.5).unwrap();
@@ -301,4 +309,16 @@ fn dilation2d_gradients_match_finite_differences() {
             weighted(s, &y, &shape, 83)
         });
     }
+}
+
+/// SparseToDense (1-d, 2-d and scalar indices, scalar values, unvalidated order),
+/// ComputeAccidentalHits, HistogramFixedWidth (int32 and int64 counts, values outside the
+/// range), DenseBincount (weights, 2-d input, binary output), AsString (`%d`, `%f`, `%e`, `%g`,
+/// width and fill), StringToNumber, StringLength (bytes, UTF-8 characters), Substr:
+/// TensorFlow's values; SparseToDense's index checks, StringToNumber's bad strings, the
+/// histogram's and bincount's checks and Substr's range: TensorFlow's messages.
+#[test]
+fn count_sparse_and_string_ops_match_tensorflow() {
+    runs_to_tensorflows_values("counts", 30);
+    refuses_as_tensorflow("counts", 14);
 }

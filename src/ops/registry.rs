@@ -55,6 +55,11 @@ static REGISTRY: LazyLock<HashMap<&'static str, &'static dyn RegisteredOp>> = La
         super::conv::argmax_pool::DEFS,
         super::conv::dilation::DEFS,
         super::conv::patches::DEFS,
+        super::array::sparse_to_dense::DEFS,
+        super::nn::accidental_hits::DEFS,
+        super::math::bincount::DEFS,
+        super::string_ops::convert::DEFS,
+        super::string_ops::substr::DEFS,
     ]
     .into_iter()
     .flatten()
