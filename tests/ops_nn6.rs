@@ -322,3 +322,13 @@ fn count_sparse_and_string_ops_match_tensorflow() {
     runs_to_tensorflows_values("counts", 30);
     refuses_as_tensorflow("counts", 14);
 }
+
+#[test]
+fn sparse_to_dense_gradient_matches_finite_differences() {
+    check_gradients(&[one(&[3], 91, -1.0, 1.0), one(&[], 92, -1.0, 1.0)], 1e-6, |s, x| {
+        let ind = c(s, &[3, 2], vec![0i64, 1, 1, 0, 2, 3]);
+        let shape = c(s, &[2], vec![3i64, 4]);
+        let y = ops::array::sparse_to_dense::sparse_to_dense(s, &ind, &shape, &x[0], &x[1], true).unwrap();
+        weighted(s, &y, &[3, 4], 93)
+    });
+}

@@ -4,9 +4,9 @@
 //! `SparseTensor::ValidateIndices` does.
 
 use crate::error::{Error, Result};
-use crate::graph::Node;
-use crate::ops::array::int_values;
-use crate::ops::{InferCtx, Kernel, KernelCtx, RegisteredOp};
+use crate::graph::{Node, Output, Scope};
+use crate::ops::array::{constant, int_values, reshape_to};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Storage, Tensor};
 
 pub(in crate::ops) static DEFS: &[&dyn RegisteredOp] = &[&SparseToDense];
@@ -22,7 +22,9 @@ fn joined<T: std::fmt::Display>(v: &[T]) -> String {
 /// scalar for all, or one per index) at `sparse_indices` (a scalar, `[N]` or `[N, rank]`).
 /// Errors: TensorFlow's messages (`indices[1] = [5] is out of bounds: need 0 <= index < [4]`,
 /// `... is out of order`, `... is repeated`, `sparse_values has incorrect shape`,
-/// `default_value should be a scalar.`, `output_shape must be rank 1`). No gradient here.
+/// `default_value should be a scalar.`, `output_shape must be rank 1`). Gradient, as
+/// TensorFlow's `_SparseToDenseGrad`: `GatherNd(grad, sparse_indices)` for the values, the sum
+/// of `grad` less theirs for the default value.
 pub struct SparseToDense;
 
 impl RegisteredOp for SparseToDense {
@@ -56,6 +58,51 @@ impl RegisteredOp for SparseToDense {
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         Ok(Box::new(Kernel_ { validate: node.attr_bool_or("validate_indices", true)? }))
     }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let g = ctx.grad(0)?;
+        let values = super::gather_nd::gather_nd(s, &g, &ctx.inputs[0])?;
+        let total = sum_all(s, &g)?;
+        let taken = sum_all(s, &values)?;
+        let default = s.op("Sub", "sub").input(&total).input(&taken).attr("T", g.dtype()).build_output()?;
+        Ok(vec![None, None, Some(values), Some(default)])
+    }
+}
+
+/// The sum of every element of `x` (`Sum` of `x` reshaped to `[-1]`; built here, not through
+/// math's `reduce_sum`: the array family does not import math).
+fn sum_all(s: &Scope, x: &Output) -> Result<Output> {
+    let flat = reshape_to(s, x, &[-1])?;
+    let (op, inner) = s.op_scope("Sum");
+    let axis = constant(&inner.named("reduction_indices"), Tensor::vector(vec![0i32]))?;
+    op.op("Sum", "Sum")
+        .input(&flat)
+        .input(&axis)
+        .attr("T", flat.dtype())
+        .attr("Tidx", DType::Int32)
+        .attr("keep_dims", false)
+        .build_output()
+}
+
+/// `tf.sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value,
+/// validate_indices)`: op `SparseToDense`, default name `SparseToDense`. See [`SparseToDense`].
+pub fn sparse_to_dense(
+    s: &Scope,
+    sparse_indices: &Output,
+    output_shape: &Output,
+    sparse_values: &Output,
+    default_value: &Output,
+    validate_indices: bool,
+) -> Result<Output> {
+    s.op("SparseToDense", "SparseToDense")
+        .input(sparse_indices)
+        .input(output_shape)
+        .input(sparse_values)
+        .input(default_value)
+        .attr("T", sparse_values.dtype())
+        .attr("Tindices", sparse_indices.dtype())
+        .attr("validate_indices", validate_indices)
+        .build_output()
 }
 
 /// The prepared `SparseToDense`.
