@@ -361,8 +361,11 @@ def write(name, add_cases, build_errors_of):
     expected = {"outputs": {}, "errors": err_vals, "build_errors": build_errors_of()}
     for k, v in vals.items():
         v = np.asarray(v)
-        expected["outputs"][k] = {"tensor": outs[k].name, "dtype": str(v.dtype), "shape": list(v.shape),
-                                  "values": [None if np.isnan(float(t)) else float(t) for t in v.reshape(-1)]}
+        if v.dtype == object:  # strings: their text (gen_ops_nn6.py)
+            values, dtype = [t.decode("utf-8") for t in v.reshape(-1)], "string"
+        else:
+            values, dtype = [None if np.isnan(float(t)) else float(t) for t in v.reshape(-1)], str(v.dtype)
+        expected["outputs"][k] = {"tensor": outs[k].name, "dtype": dtype, "shape": list(v.shape), "values": values}
     with open(os.path.join(OUT, f"{name}.json"), "w") as f:
         json.dump(expected, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -33,6 +33,7 @@ pub(crate) mod roll;
 mod segment;
 mod slice;
 pub(crate) mod space_batch;
+pub mod sparse_to_dense;
 mod split;
 mod squeeze;
 mod stack;

@@ -25,15 +25,21 @@ use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::tensor::{checked_num_elements, fmt_dims, try_filled, try_with_capacity, DType, Shape, Tensor};
 use std::sync::Arc;
 
+pub mod argmax_pool;
 pub mod depthwise;
 mod depthwise_kernels;
+pub mod dilation;
 mod fused;
 mod fused_depthwise;
+pub mod patches;
 
+pub use argmax_pool::max_pool_with_argmax;
 pub use depthwise::{
     depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input,
     DepthwiseConv2dOptions,
 };
+pub use dilation::dilation2d;
+pub use patches::extract_image_patches;
 
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &Conv2D,

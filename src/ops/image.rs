@@ -2,9 +2,15 @@
 //! `ResizeNearestNeighbor` of NHWC images with the `align_corners` and
 //! `half_pixel_centers` attrs, and their gradient ops `ResizeBilinearGrad` and
 //! `ResizeNearestNeighborGrad`. Coordinates are computed in float32, as TensorFlow's
-//! CPU kernels do. Non-max suppression is in [`nms`].
+//! CPU kernels do. Non-max suppression is in [`nms`], `ResizeBicubic` in [`bicubic`],
+//! `CropAndResize` in [`crop_and_resize`].
 
+pub mod bicubic;
+pub mod crop_and_resize;
 pub mod nms;
+
+pub use bicubic::resize_bicubic;
+pub use crop_and_resize::crop_and_resize;
 
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};

@@ -52,10 +52,11 @@ pub use control_flow::{
 };
 pub use conv::{
     avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose, depthwise_conv2d_native,
-    depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input, max_pool, DepthwiseConv2dOptions,
+    depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input, dilation2d, extract_image_patches,
+    max_pool, max_pool_with_argmax, DepthwiseConv2dOptions,
 };
 pub use image::nms::{non_max_suppression_v3, non_max_suppression_v5};
-pub use image::{resize_bilinear, resize_nearest_neighbor};
+pub use image::{crop_and_resize, resize_bicubic, resize_bilinear, resize_nearest_neighbor};
 pub use logging::{assert_op, print_op};
 pub use math::*;
 pub use nn::*;

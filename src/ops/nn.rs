@@ -5,6 +5,7 @@
 //! [`activations`], fused batch normalization in [`batch_norm`] and [`batch_norm_grad`], `InTopK` in
 //! [`in_top_k`](mod@in_top_k), local response normalization in [`lrn`](mod@lrn).
 
+pub mod accidental_hits;
 pub mod activations;
 pub mod batch_norm;
 pub mod batch_norm_grad;

@@ -1,6 +1,10 @@
 //! String ops (TensorFlow's `string_ops`): `StaticRegexFullMatch`, which TensorFlow 2's
 //! checkpoint functions (`_traced_save` of every `tf.saved_model.save` output) use to test
-//! whether a file prefix is an `s3://` path.
+//! whether a file prefix is an `s3://` path. `AsString` and `StringToNumber` are in
+//! [`convert`], `StringLength` and `Substr` in [`substr`].
+
+pub mod convert;
+pub mod substr;
 
 use super::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};

@@ -34,6 +34,7 @@ pub mod arithmetic;
 pub mod batch_matmul;
 pub mod batch_matmul_v1;
 pub mod binary;
+pub mod bincount;
 pub mod clip;
 pub mod compare;
 pub mod cumulative;
