@@ -1,7 +1,8 @@
 //! Batched matrix products with broadcast batch dimensions (TensorFlow's
 //! `BatchMatMulV2`): float32/float64 through the matrix kernels of `matmul.rs` (`rten-gemm` or `matrixmultiply`), int32/int64 by a plain loop.
 
-use super::matmul::{gemm, Dims};
+use super::gemm_dims::Dims;
+use super::matmul::gemm;
 use super::{broadcast_indices, broadcast_shape, Num};
 use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, DType, Tensor};

@@ -9,7 +9,7 @@
 //! `session/executor.rs`) or inside [`super::parallel::install`]. Elsewhere (the caller's
 //! thread of a serial run) the product stays with `matrixmultiply`, which never threads.
 
-use super::matmul::Dims;
+use super::gemm_dims::Dims;
 use crate::tensor::Tensor;
 use rten_gemm::{GemmExecutor, GemmInputA, GemmInputB, GemmUninitOptions, PackedBMatrix};
 use rten_tensor::NdTensorView;

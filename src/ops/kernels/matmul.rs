@@ -9,6 +9,7 @@
 //! run time, so one binary runs everywhere.
 
 use super::epilogue::{Activation, Epilogue};
+use super::gemm_dims::Dims;
 use super::gemm_rten::PackedB;
 use super::{parallel, Float, Num};
 use crate::error::{Error, Result};
@@ -64,18 +65,6 @@ fn matmul_dims(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> 
     let (rsa, csa) = if transpose_a { (1, ac as isize) } else { (ac as isize, 1) };
     let (rsb, csb) = if transpose_b { (1, bc as isize) } else { (bc as isize, 1) };
     Ok(Dims { m, k, n, rsa, csa, rsb, csb })
-}
-
-/// Sizes and (row, column) strides of a product `[m, k] @ [k, n]`.
-#[derive(Clone, Copy)]
-pub(crate) struct Dims {
-    pub m: usize,
-    pub k: usize,
-    pub n: usize,
-    pub rsa: isize,
-    pub csa: isize,
-    pub rsb: isize,
-    pub csb: isize,
 }
 
 /// The signature of `matrixmultiply::sgemm` / `dgemm`.

@@ -4,6 +4,7 @@
 mod batch_matmul;
 mod broadcast;
 mod epilogue;
+mod gemm_dims;
 mod gemm_rten;
 mod matmul;
 mod num;
@@ -18,9 +19,10 @@ pub use broadcast::{
 };
 pub(crate) use epilogue::read_fused_ops;
 pub use epilogue::{Activation, Epilogue};
+pub(crate) use gemm_dims::Dims;
 pub(crate) use gemm_rten::{PackedB, PackedWeights};
 pub use matmul::matmul;
-pub(crate) use matmul::{gemm, gemm_uninit_packed, matmul_fused, matmul_packed, Dims, Gemm};
+pub(crate) use matmul::{gemm, gemm_uninit_packed, matmul_fused, matmul_packed, Gemm};
 pub use num::{Float, Num};
 pub use reduce::{normalize_axes, normalize_distinct_axes, reduce, reduced_shape};
 pub(crate) use scratch::with_scratch;
