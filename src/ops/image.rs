@@ -3,7 +3,7 @@
 //! `half_pixel_centers` attrs, and their gradient ops `ResizeBilinearGrad` and
 //! `ResizeNearestNeighborGrad`. Coordinates are computed in float32, as TensorFlow's
 //! CPU kernels do. Non-max suppression is in [`nms`], `ResizeBicubic` in [`bicubic`],
-//! `CropAndResize` in [`crop_and_resize`].
+//! `CropAndResize` in [`crop_and_resize`](mod@crop_and_resize).
 
 pub mod bicubic;
 pub mod crop_and_resize;

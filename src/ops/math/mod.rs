@@ -14,8 +14,8 @@
 //!   SqrtGrad, RsqrtGrad, ReciprocalGrad;
 //! - [`special`] holds Erf, Erfc, Erfinv, Ndtri; [`elementary`] Log1p, Expm1, Sin, Cos, Tan;
 //!   [`trig`] Asin, Acos, Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh; [`gamma`] Lgamma,
-//!   Digamma, Polygamma, Zeta; [`xlogy`] Xdivy, Xlogy, Xlog1py; [`truncate`] TruncateDiv,
-//!   TruncateMod; [`approx_equal`] ApproximateEqual; [`segment_reduce`] SegmentSum,
+//!   Digamma, Polygamma, Zeta; [`xlogy`](mod@xlogy) Xdivy, Xlogy, Xlog1py; [`truncate`] TruncateDiv,
+//!   TruncateMod; [`approx_equal`] ApproximateEqual; [`segment_reduce`](mod@segment_reduce) SegmentSum,
 //!   SegmentMean, SegmentMax, SegmentMin, SegmentProd; [`unsorted_segment`]
 //!   UnsortedSegmentMax, UnsortedSegmentMin, UnsortedSegmentProd; [`float_class`] IsFinite, IsNan, IsInf;
 //! - [`reduction`] holds Sum, Mean, Max, Min, Prod, EuclideanNorm, All, Any, ArgMax and ArgMin (their
