@@ -570,10 +570,7 @@ impl Kernel for Conv2DKernel {
 /// The packed form of a float32 filter (input 1) that comes from a `Const` node, `[kh *
 /// kw * c, o]` as the product reads it; `None` for other filters.
 fn const_filter(ctx: &KernelCtx, weights: &PackedWeights, g: &Geom, o: usize) -> Option<Arc<PackedB>> {
-    if !ctx.is_const_input(1) || ctx.input(1).dtype() != DType::Float {
-        return None;
-    }
-    weights.get(ctx.input(1), g.kh * g.kw * g.c, o)
+    ctx.packed_const_input(1, weights, g.kh * g.kw * g.c, o)
 }
 
 /// The prepared `Conv2DBackpropInput` kernel.

@@ -227,6 +227,18 @@ impl KernelCtx<'_> {
     pub fn is_const_input(&self, i: usize) -> bool {
         i < 64 && self.const_inputs & (1 << i) != 0
     }
+    /// Input `i` packed as a float32 `[k, n]` right operand of a matrix product, kept in
+    /// `weights` across runs, when it comes from a `Const` node; `None` for other inputs and
+    /// where [`kernels::PackedWeights::get`] gives none (another dtype or size).
+    pub(crate) fn packed_const_input(
+        &self,
+        i: usize,
+        weights: &kernels::PackedWeights,
+        k: usize,
+        n: usize,
+    ) -> Option<std::sync::Arc<kernels::PackedB>> {
+        self.is_const_input(i).then(|| weights.get(self.input(i), k, n)).flatten()
+    }
     /// The variable buffer and name behind reference (or resource-handle) input `i`.
     /// Errors: `InvalidArgument` when input `i` is not a variable.
     pub fn var(&self, i: usize) -> Result<(&VarSlot, &str)> {

@@ -458,6 +458,7 @@ impl Plan {
             let (dt, sh) = n.outputs[f.1].clone();
             feed_checks.push((dt, sh, format!("{}:{}", n.name, f.1)));
         }
+        let expensive = items.iter().any(|it| it.expensive);
         Ok(Plan {
             frames,
             roots: plan_roots,
@@ -465,8 +466,8 @@ impl Plan {
             feed_checks,
             fetches: plan_fetches,
             token: Tensor::zeros(DType::Float, &[0]),
-            serial: !items.iter().any(|it| it.expensive) || !stacks_ordered(&ops, &item_of),
-            expensive: items.iter().any(|it| it.expensive),
+            serial: !expensive || !stacks_ordered(&ops, &item_of),
+            expensive,
             items,
             names: Arc::new(nodes.iter().map(|n| n.name.clone()).collect()),
         })

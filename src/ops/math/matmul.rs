@@ -90,10 +90,10 @@ impl Kernel for MatMulKernel {
 /// from a `Const` node, not transposed; `None` otherwise.
 pub(super) fn const_rhs(ctx: &KernelCtx, weights: &PackedWeights, transpose_b: bool) -> Option<Arc<PackedB>> {
     let b = ctx.input(1);
-    if transpose_b || !ctx.is_const_input(1) || b.dtype() != DType::Float || b.rank() != 2 {
+    if transpose_b || b.rank() != 2 {
         return None;
     }
-    weights.get(b, b.shape()[0], b.shape()[1])
+    ctx.packed_const_input(1, weights, b.shape()[0], b.shape()[1])
 }
 
 /// `tf.matmul(a, b)`: op `MatMul`, default name `MatMul`; see [`matmul_t`].
