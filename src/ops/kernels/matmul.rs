@@ -228,10 +228,13 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
     // SAFETY (every call below): the bounds were checked above; each call reads rows
     // [i0, i0+rows) of a and columns [j0, j0+cols) of b, and writes that block of c
     // (`beta = 0`: c is not read).
-    // `rten-gemm` splits over rayon's current pool: used on an intra-op worker, or for a
-    // product worth splitting, moved into the session's pool (whole rows only: it writes
-    // a contiguous output)
-    let use_rten = T::RTEN && (parallel::is_worker() || (threads > 1 && macs >= MIN_PARALLEL_MACS));
+    // `rten-gemm` splits over rayon's current pool whenever it has more than one thread:
+    // used on a one-thread worker (a serial run's), or for a product worth splitting,
+    // moved into the session's pool (whole rows only: it writes a contiguous output). A
+    // small product on a worker of a larger pool stays whole on `matrixmultiply`: split,
+    // its pieces would wait on the other threads longer than they compute
+    let use_rten = T::RTEN
+        && if threads > 1 { macs >= MIN_PARALLEL_MACS } else { parallel::is_worker() };
     let call = |i0: usize, rows: usize, j0: usize, cols: usize, c: SendPtr<T>| {
         let mut r0 = i0;
         while r0 < i0 + rows {
