@@ -360,7 +360,7 @@ fn probe(path: &Path) -> Result<Probed> {
         Some(kind) => return Ok(Probed::Other(kind)),
         None => {}
     }
-    let bytes = match std::fs::read(path) {
+    let bytes = match super::file_bytes::read_shared(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::not_found(format!("{shown} does not exist")));
@@ -371,8 +371,9 @@ fn probe(path: &Path) -> Result<Probed> {
     if is_saved_model_file && !bytes.is_empty() {
         return Ok(Probed::Other(ModelFileKind::SavedModel));
     }
-    // shared: a GraphDef's constants are views of the file's bytes, not copies
-    match sniff_shared(&Bytes::from(bytes), ModelFileKind::by_extension(path)) {
+    // shared: a GraphDef's constants are views of the file's bytes (its mapping when
+    // large), not copies
+    match sniff_shared(&bytes, ModelFileKind::by_extension(path)) {
         Sniffed::Model(kind, model) => Ok(Probed::Model(ModelFile { path: path.to_path_buf(), kind, model })),
         Sniffed::Other(kind) => Ok(Probed::Other(kind)),
         Sniffed::DamagedV1Checkpoint(what) => Err(damaged_v1_error(path, &what)),

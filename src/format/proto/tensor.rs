@@ -140,11 +140,25 @@ fn storage_from_bytes(d: DType, b: &[u8]) -> Result<Storage> {
     Ok(plain_from_bytes(d, b))
 }
 
+/// The little-endian numbers of `b` (`b.len() / size_of::<T>()` of them; a partial
+/// last one is ignored): one copy into zeroed (untouched, so not yet cleared) memory,
+/// bytes swapped after it on a big-endian machine.
+fn from_le<T: bytemuck::Pod>(b: &[u8]) -> Vec<T> {
+    let width = std::mem::size_of::<T>();
+    let mut v = vec![T::zeroed(); b.len() / width];
+    let dst = bytemuck::cast_slice_mut::<T, u8>(&mut v);
+    dst.copy_from_slice(&b[..dst.len()]);
+    if cfg!(target_endian = "big") {
+        dst.chunks_exact_mut(width).for_each(<[u8]>::reverse);
+    }
+    v
+}
+
 /// [`storage_from_bytes`] for the dtypes that are not quantized.
 fn plain_from_bytes(d: DType, b: &[u8]) -> Storage {
     macro_rules! from {
         ($t:ty, $w:expr, $var:ident) => {
-            Storage::$var(b.chunks_exact($w).map(|c| <$t>::from_le_bytes(c.try_into().unwrap_or([0; $w]))).collect())
+            Storage::$var(from_le::<$t>(b))
         };
     }
     match d {
@@ -159,12 +173,8 @@ fn plain_from_bytes(d: DType, b: &[u8]) -> Storage {
         DType::UInt32 => from!(u32, 4, U32),
         DType::UInt64 => from!(u64, 8, U64),
         DType::Bool => Storage::Bool(b.iter().map(|&x| x != 0).collect()),
-        DType::Half => {
-            Storage::F16(b.chunks_exact(2).map(|c| f16::from_bits(u16::from_le_bytes([c[0], c[1]]))).collect())
-        }
-        DType::BFloat16 => {
-            Storage::BF16(b.chunks_exact(2).map(|c| bf16::from_bits(u16::from_le_bytes([c[0], c[1]]))).collect())
-        }
+        DType::Half => Storage::F16(from_le::<f16>(b)),
+        DType::BFloat16 => Storage::BF16(from_le::<bf16>(b)),
         DType::Complex64 => Storage::C64(
             b.chunks_exact(8)
                 .map(|c| {

@@ -41,8 +41,9 @@ use std::path::Path;
 /// Errors: `NotFound` for a missing file; `DataLoss` when it is not a `GraphDef`.
 pub fn read_graph_def(path: impl AsRef<Path>) -> Result<GraphDef> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
-    decode_binary(bytes.into()).map_err(|e| e.context(path.display()))
+    let bytes = crate::io::file_bytes::read_shared(path)
+        .map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
+    decode_binary(bytes).map_err(|e| e.context(path.display()))
 }
 
 /// Decodes a binary `GraphDef`; when that fails, the error says what the bytes are
