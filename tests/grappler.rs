@@ -345,6 +345,62 @@ fn fused_convolutions_equal_the_separate_ops_bitwise() {
 }
 
 #[test]
+fn inference_batch_norms_fuse_into_convolutions_by_default_bitwise() {
+    // Keras' frozen blocks: Conv2D -> FusedBatchNormV3 -> Relu, DepthwiseConv2dNative ->
+    // FusedBatchNormV3 -> Relu6, and a 1x1 Conv2D -> FusedBatchNormV3 ending a block that
+    // an Add reads, with fed (not constant) statistics
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s, DType::Float, [2, 12, 12, 8]).unwrap();
+    let f = c(&s, &[3, 3, 8, 16], vals(3 * 3 * 8 * 16, 61));
+    let conv = ops::conv2d(&s.named("conv"), &x, &f, &[1, 2, 2, 1], "SAME").unwrap();
+    let bn1 = bn(&s, "bn1", &conv, 16, false, 62);
+    let relu = ops::relu(&s.named("relu"), &bn1.output(0).unwrap()).unwrap();
+    let fd = c(&s, &[3, 3, 16, 1], vals(3 * 3 * 16, 63));
+    let dw = ops::depthwise_conv2d_native(&s.named("dw"), &relu, &fd, &DepthwiseConv2dOptions::default()).unwrap();
+    let bn2 = bn(&s, "bn2", &dw, 16, false, 64);
+    let relu6 = ops::relu6(&s.named("relu6"), &bn2.output(0).unwrap()).unwrap();
+    let fp = c(&s, &[1, 1, 16, 16], vals(16 * 16, 65));
+    let project = ops::conv2d(&s.named("project"), &relu6, &fp, &[1, 1, 1, 1], "VALID").unwrap();
+    let mean = ops::placeholder(&s, DType::Float, [16]).unwrap();
+    let var = ops::placeholder(&s, DType::Float, [16]).unwrap();
+    let (scale, offset) = (c(&s, &[16], vals(16, 66)), c(&s, &[16], vals(16, 67)));
+    let opts = FusedBatchNormOptions { is_training: false, epsilon: 0.01, ..Default::default() };
+    let bn3 =
+        ops::fused_batch_norm(&s.named("bn3"), &project, &scale, &offset, Some(&mean), Some(&var), &opts).unwrap();
+    let y = ops::add(&s.named("y"), &bn3.output(0).unwrap(), &relu).unwrap();
+    let var_value: Vec<f32> = vals(16, 68).iter().map(|v| 0.1 + v.abs()).collect();
+    let feeds = [
+        (&x, image(2, 12, 12, 8)),
+        (&mean, Tensor::new(&[16], vals(16, 69)).unwrap()),
+        (&var, Tensor::new(&[16], var_value).unwrap()),
+    ];
+    let default = Session::new(&g).unwrap();
+    let fused = default.run(&feeds, &[&y], &[]).unwrap();
+    assert_eq!(fused, plain(&g).run(&feeds, &[&y], &[]).unwrap(), "bitwise the separate ops' values");
+    let nodes = plan(&default, &[&x, &mean, &var], &[&y], &[]);
+    for (name, op, ops, eps) in [
+        ("relu", "_FusedConv2D", vec!["FusedBatchNorm", "Relu"], 0.001),
+        ("relu6", "_FusedDepthwiseConv2dNative", vec!["FusedBatchNorm", "Relu6"], 0.001),
+        ("bn3", "_FusedConv2D", vec!["FusedBatchNorm"], 0.01),
+    ] {
+        let n = find(&nodes, name);
+        assert_eq!((n.op_type, fused_ops(n)), (op, ops.iter().map(|o| o.to_string()).collect()), "{name}");
+        assert_eq!(n.attrs.get("num_args"), Some(&AttrValue::Int(4)), "{name}");
+        assert_eq!(n.attrs.get("epsilon"), Some(&AttrValue::Float(eps)), "{name}");
+        assert_eq!(n.inputs.len(), 6, "{name}: input, filter, scale, offset, mean, variance");
+    }
+    assert!(!op_types(&nodes).iter().any(|t| t.starts_with("FusedBatchNorm")), "{:?}", names(&nodes));
+    // remapping off: the graph's ops as written
+    let off =
+        Session::with_options(&g, &rewrites(RewriterConfig { remapping: Toggle::Off as i32, ..Default::default() }))
+            .unwrap();
+    let types = op_types(&plan(&off, &[&x, &mean, &var], &[&y], &[]));
+    assert_eq!(types.iter().filter(|t| **t == "FusedBatchNormV3").count(), 3, "{types:?}");
+    assert!(!types.iter().any(|t| t.starts_with("_Fused")), "{types:?}");
+}
+
+#[test]
 fn batch_norms_stay_when_training_fetched_or_their_statistics_are_read() {
     let g = Graph::new();
     let s = g.scope();
@@ -464,9 +520,10 @@ fn rewriter_config_switches_passes_off() {
     };
     let all = types(&rewrites(RewriterConfig { remapping: Toggle::On as i32, ..Default::default() }));
     assert!(all.contains(&"_FusedMatMul") && !all.contains(&"AddV2"), "{all:?}");
-    // by default every pass but remapping runs (remapping is opt-in: Toggle::On)
+    // by default every pass runs but batch-norm folding (opt-in: remapping Toggle::On);
+    // the exact fusion is on
     let default = types(&SessionOptions::new());
-    assert!(default.contains(&"MatMul") && !default.contains(&"AddV2"), "{default:?}");
+    assert!(default.contains(&"_FusedMatMul") && !default.contains(&"AddV2"), "{default:?}");
     let off = types(&SessionOptions::new().without_graph_optimization());
     assert!(off.contains(&"MatMul") && off.contains(&"AddV2") && off.contains(&"Relu"), "{off:?}");
     let no_remap = types(&rewrites(RewriterConfig { remapping: Toggle::Off as i32, ..Default::default() }));
@@ -503,7 +560,11 @@ fn real_models_agree_with_the_optimiser_on_and_off_and_with_tensorflow() {
             .unwrap();
         let x = g.tensor_by_name(m["input"].as_str().unwrap()).unwrap();
         let y = g.tensor_by_name(m["output"].as_str().unwrap()).unwrap();
-        let (o, p) = (optimised(&g), plain(&g));
+        let (o, p, default) = (optimised(&g), plain(&g), Session::new(&g).unwrap());
+        // the default plan fuses every convolution with its batch norm and activation,
+        // without folding
+        let fused = op_types(&plan(&default, &[&x], &[&y], &[]));
+        assert!(!fused.contains(&"FusedBatchNormV3") && fused.contains(&"_FusedConv2D"), "{name}: {fused:?}");
         let nodes = plan(&o, &[&x], &[&y], &[]);
         let types = op_types(&nodes);
         assert!(!types.contains(&"FusedBatchNormV3") && !types.contains(&"Identity"), "{name}: {types:?}");
@@ -515,7 +576,8 @@ fn real_models_agree_with_the_optimiser_on_and_off_and_with_tensorflow() {
             let input = Tensor::read_npy(d.join(format!("input_b{b}.npy"))).unwrap();
             let want = Tensor::read_npy(d.join(format!("expected_b{b}.npy"))).unwrap();
             let a = o.run(&[(&x, input.clone())], &[&y], &[]).unwrap();
-            let c = p.run(&[(&x, input)], &[&y], &[]).unwrap();
+            let c = p.run(&[(&x, input.clone())], &[&y], &[]).unwrap();
+            assert_eq!(default.run(&[(&x, input)], &[&y], &[]).unwrap(), c, "{name} b{b}: the default plan, bitwise");
             let (on_off, on_tf, off_tf) =
                 (max_rel("", &a[0], &c[0]), max_rel("", &a[0], &want), max_rel("", &c[0], &want));
             println!(

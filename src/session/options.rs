@@ -46,8 +46,9 @@ impl SessionOptions {
     /// optimiser can also be turned off alone through the `RewriterConfig` toggles
     /// (`constant_folding`, `remapping`, `dependency_optimization`,
     /// `common_subgraph_elimination`, `arithmetic_optimization` set to `Toggle::Off`).
-    /// `remapping` (batch-norm folding and conv/matmul fusion) runs only when set to
-    /// `Toggle::On`.
+    /// `remapping`'s op fusion (conv/matmul + bias or inference batch norm + activation,
+    /// bitwise the separate ops' values) runs by default; its batch-norm folding into the
+    /// weights (which rounds them) only when `remapping` is set to `Toggle::On`.
     pub fn without_graph_optimization(mut self) -> SessionOptions {
         let graph = self.config.graph_options.get_or_insert_with(GraphOptions::default);
         graph.rewrite_options.get_or_insert_with(RewriterConfig::default).disable_meta_optimizer = true;

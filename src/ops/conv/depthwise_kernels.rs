@@ -293,6 +293,14 @@ pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epil
             )));
         }
     }
+    if let Some(n) = ep.norm {
+        if n.mean.len() != cm {
+            return Err(Error::invalid_argument(format!(
+                "the batch norm must have the filter's {cm} output channels, got {}",
+                n.mean.len()
+            )));
+        }
+    }
     let len = checked_num_elements(&g.out_nhwc())?;
     let mut out = try_filled(T::ZERO, len, x.dtype())?;
     if cm == 0 {
@@ -345,10 +353,7 @@ pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epil
                     }
                 }
             }
-            if let Some(b) = ep.bias {
-                ys.iter_mut().zip(b).for_each(|(y, &b)| *y += b);
-            }
-            ep.act.apply(ys);
+            ep.apply(ys, 0);
         }
     });
     format_tensor(out, g.out_nhwc(), a.nchw)

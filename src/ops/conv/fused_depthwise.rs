@@ -1,24 +1,26 @@
 //! `_FusedDepthwiseConv2dNative`: TensorFlow's DepthwiseConv2dNative with its bias and
 //! activation fused in (the op TensorFlow's Grappler remapper makes from
-//! `DepthwiseConv2dNative` + `BiasAdd` (+ `Relu`, `Relu6`, ...) on CPU). tensorgraph's graph
-//! optimiser makes it when a session plans a run, typically after folding a batch norm into
-//! the depthwise filter; it is not meant to be built by hand. The bias and activation are
-//! applied to each output pixel right after its channels are summed.
+//! `DepthwiseConv2dNative` + `BiasAdd` (+ `Relu`, `Relu6`, ...) on CPU), and here also with
+//! an inference batch norm (`fused_ops = ["FusedBatchNorm", ...]`, as `_FusedConv2D`
+//! takes it). tensorgraph's graph optimiser makes it when a session plans a run; it is not
+//! meant to be built by hand. The bias or normalisation and the activation are applied to
+//! each output pixel right after its channels are summed.
 
 use super::depthwise::forward_shape;
 use super::depthwise_kernels::{forward_with, read_attrs, Attrs};
 use super::pick_float;
 use crate::error::{Error, Result};
 use crate::graph::Node;
-use crate::ops::kernels::{read_fused_ops, Activation, Epilogue, Float};
+use crate::ops::kernels::{read_fused_ops, Activation, Epilogue, Float, FusedArgs, Norm};
 use crate::ops::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
 /// `_FusedDepthwiseConv2dNative(input, filter, args)`: `DepthwiseConv2dNative(input,
 /// filter)` (float32/float64, its attrs: `strides`, `padding`, `explicit_paddings`,
-/// `data_format`, `dilations`), plus `args[0]` (the bias, `[C*M]`) and the activation named
-/// by `fused_ops` (`["BiasAdd"]` or `["BiasAdd", "Relu" | "Relu6" | "Elu" | "LeakyRelu"]`);
-/// `num_args` 1. Other `fused_ops` are `Unimplemented` when prepared. No gradient.
+/// `data_format`, `dilations`), then, per `fused_ops`, `["BiasAdd"]` (`num_args` 1: the
+/// bias, `[C*M]`) or `["FusedBatchNorm"]` (`num_args` 4: scale, offset, mean and variance,
+/// each `[C*M]`, and `epsilon`), optionally followed by an activation (`"Relu" | "Relu6" |
+/// "Elu" | "LeakyRelu"`). Other `fused_ops` are `Unimplemented` when prepared. No gradient.
 pub struct FusedDepthwiseConv2dNative;
 
 impl RegisteredOp for FusedDepthwiseConv2dNative {
@@ -35,43 +37,69 @@ impl RegisteredOp for FusedDepthwiseConv2dNative {
         Ok(vec![(t, forward_shape(ctx.shape(0), ctx.shape(1), &a)?)])
     }
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
-        let act = read_fused_ops(node)?;
+        let (args, act) = read_fused_ops(node, true)?;
         let run = pick_float::<FusedFn>(node, fused::<f32>, fused::<f64>)?;
-        Ok(Box::new(FusedDwKernel { attrs: read_attrs(node)?, act, run }))
+        let epsilon = node.attr_float_or("epsilon", 1e-4)? as f64;
+        Ok(Box::new(FusedDwKernel { attrs: read_attrs(node)?, args, epsilon, act, run }))
     }
 }
 
-/// A fused depthwise convolution for one dtype: (input, filter, bias, attrs, activation).
-type FusedFn = fn(&Tensor, &Tensor, &Tensor, &Attrs, Activation) -> Result<Tensor>;
+/// A fused depthwise convolution for one dtype: (input, filter, the bias or the batch
+/// norm's four arguments, the prepared normalisation when there is one, attrs, activation).
+type FusedFn = fn(&Tensor, &Tensor, &[Tensor], Option<&Norm>, &Attrs, Activation) -> Result<Tensor>;
 
-fn fused<T: Float>(x: &Tensor, f: &Tensor, bias: &Tensor, a: &Attrs, act: Activation) -> Result<Tensor> {
+fn fused<T: Float>(
+    x: &Tensor,
+    f: &Tensor,
+    args: &[Tensor],
+    norm: Option<&Norm>,
+    a: &Attrs,
+    act: Activation,
+) -> Result<Tensor> {
+    if norm.is_some() {
+        return forward_with::<T>(x, f, a, Epilogue { bias: None, norm, act });
+    }
+    let bias = &args[0];
     if bias.rank() != 1 {
         return Err(Error::invalid_argument(format!("bias must be 1-D, got shape {:?}", bias.shape())));
     }
-    forward_with(x, f, a, Epilogue { bias: Some(bias.as_slice::<T>()?), act })
+    forward_with(x, f, a, Epilogue::bias(bias.as_slice::<T>()?, act))
 }
 
 /// The prepared `_FusedDepthwiseConv2dNative` kernel.
 struct FusedDwKernel {
     attrs: Attrs,
+    args: FusedArgs,
+    epsilon: f64,
     act: Activation,
     run: FusedFn,
 }
 
 impl Kernel for FusedDwKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-        if ctx.inputs.len() != 3 {
-            return Err(Error::invalid_argument(format!("expects 3 inputs, got {}", ctx.inputs.len())));
+        let want = 2 + self.args.count();
+        if ctx.inputs.len() != want {
+            return Err(Error::invalid_argument(format!("expects {want} inputs, got {}", ctx.inputs.len())));
         }
-        let (x, f, b) = (ctx.input(0), ctx.input(1), ctx.input(2));
-        if x.dtype() != f.dtype() || x.dtype() != b.dtype() {
+        let (x, f) = (ctx.input(0), ctx.input(1));
+        if let Some(a) =
+            ctx.inputs[2..].iter().find(|a| a.dtype() != x.dtype()).or((x.dtype() != f.dtype()).then_some(f))
+        {
             return Err(Error::invalid_argument(format!(
-                "_FusedDepthwiseConv2dNative input is {}, filter {}, bias {}",
+                "_FusedDepthwiseConv2dNative input is {}, filter {}, an argument {}",
                 x.dtype(),
                 f.dtype(),
-                b.dtype()
+                a.dtype()
             )));
         }
-        Ok(vec![(self.run)(x, f, b, &self.attrs, self.act)?])
+        let norm = match self.args {
+            FusedArgs::BiasAdd => None,
+            // as many channels as the mean has (the kernel checks them against the filter's)
+            FusedArgs::BatchNorm => {
+                let channels = ctx.input(4).num_elements();
+                Some(Norm::new([2, 3, 4, 5].map(|i| ctx.input(i)), self.epsilon, channels)?)
+            }
+        };
+        Ok(vec![(self.run)(x, f, &ctx.inputs[2..], norm.as_ref(), &self.attrs, self.act)?])
     }
 }

@@ -1,9 +1,12 @@
-//! What a fused matrix product (`_FusedConv2D`, `_FusedMatMul`) does to its output while
-//! the product writes it: a bias added per output column and an activation, applied to each
-//! block of the output right after the block's product, on the thread that computed it (no
-//! intermediate tensor, no second pass over the whole output).
+//! What a fused matrix product (`_FusedConv2D`, `_FusedMatMul`, and the depthwise
+//! `_FusedDepthwiseConv2dNative`) does to its output while it writes it: a bias added, or an
+//! inference batch normalisation applied, per output column, then an activation, applied to
+//! each block of the output right after the block's product, on the thread that computed it
+//! (no intermediate tensor, no second pass over the whole output).
 
 use super::Float;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
 
 /// The activation a fused product applies after its bias, as TensorFlow's `fused_ops`
 /// names them; each computes what the op of the same name computes.
@@ -66,27 +69,113 @@ impl Activation {
     }
 }
 
-/// The bias (one value per output column) and activation of a fused product.
+/// A batch normalisation in inference mode fused after a product (`fused_ops =
+/// ["FusedBatchNorm", ...]`): per output column `j`, `y = (x - mean[j]) * k[j] + offset[j]`
+/// computed in float64 with `k = scale / sqrt(variance + epsilon)`, exactly as
+/// `FusedBatchNorm`/`V2`/`V3` compute `y` when `is_training` is false (so the fused op's
+/// values are bitwise those of the separate ops).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Norm {
+    /// `mean`, per output column.
+    pub mean: Vec<f64>,
+    /// `scale / sqrt(variance + epsilon)`, per output column.
+    pub k: Vec<f64>,
+    /// `offset`, per output column.
+    pub offset: Vec<f64>,
+}
+
+impl Norm {
+    /// The normalisation of `columns` output columns from the batch norm's `scale`,
+    /// `offset`, `mean` and `variance` (its inputs 1 to 4, any float dtype) and `epsilon`.
+    /// Errors: `InvalidArgument` when one is not 1-D with `columns` values, naming it.
+    pub fn new(args: [&Tensor; 4], epsilon: f64, columns: usize) -> Result<Norm> {
+        let mut v = Vec::with_capacity(4);
+        for (t, name) in args.into_iter().zip(["scale", "offset", "mean", "variance"]) {
+            if t.rank() != 1 || t.num_elements() != columns {
+                return Err(Error::invalid_argument(format!(
+                    "{name} must be 1-D with the {columns} output channels, got shape {:?}",
+                    t.shape()
+                )));
+            }
+            v.push(t.to_f64_vec()?);
+        }
+        let [scale, offset, mean, var]: [Vec<f64>; 4] = v.try_into().expect("four arguments");
+        let k = scale.iter().zip(&var).map(|(s, v)| s / (v + epsilon).sqrt()).collect();
+        Ok(Norm { mean, k, offset })
+    }
+}
+
+/// What a fused product applies to its output: a bias or a batch normalisation (one value
+/// per output column), then an activation.
 #[derive(Clone, Copy)]
 pub struct Epilogue<'a, T> {
     /// Added to every row of the output (length: the output's columns).
     pub bias: Option<&'a [T]>,
-    /// Applied after the bias.
+    /// Applied to every row (after the bias, if both were given).
+    pub norm: Option<&'a Norm>,
+    /// Applied last.
     pub act: Activation,
 }
 
-impl<T> Epilogue<'_, T> {
+impl<'a, T: Float> Epilogue<'a, T> {
     /// Nothing: the plain product.
     pub fn none() -> Self {
-        Epilogue { bias: None, act: Activation::Identity }
+        Epilogue { bias: None, norm: None, act: Activation::Identity }
+    }
+
+    /// A bias, then `act`.
+    pub fn bias(bias: &'a [T], act: Activation) -> Self {
+        Epilogue { bias: Some(bias), norm: None, act }
+    }
+
+    /// True when it changes nothing.
+    pub fn is_plain(&self) -> bool {
+        self.bias.is_none() && self.norm.is_none() && self.act == Activation::Identity
+    }
+
+    /// Applies the epilogue to `row`, the output columns `j0..j0 + row.len()` of one row.
+    /// Panics when the bias or normalisation has fewer columns (callers check them).
+    #[inline]
+    pub fn apply(&self, row: &mut [T], j0: usize) {
+        let cols = j0..j0 + row.len();
+        if let Some(bias) = self.bias {
+            row.iter_mut().zip(&bias[cols.clone()]).for_each(|(v, &b)| *v += b);
+        }
+        if let Some(n) = self.norm {
+            let per = n.mean[cols.clone()].iter().zip(&n.k[cols.clone()]).zip(&n.offset[cols]);
+            for (v, ((&m, &k), &o)) in row.iter_mut().zip(per) {
+                *v = T::from_f64((v.to_f64() - m) * k + o);
+            }
+        }
+        self.act.apply(row);
     }
 }
 
-/// Reads a fused op's `fused_ops` (`["BiasAdd"]` or `["BiasAdd", A]` for an activation `A`
-/// of [`Activation::from_name`], `A`'s alpha from `leakyrelu_alpha`) and checks `num_args`
-/// is 1 (the bias). Errors: `Unimplemented` for other fusions (TensorFlow's
-/// `["FusedBatchNorm", ...]`, `Add`, ...), naming the node and its `fused_ops`.
-pub(crate) fn read_fused_ops(node: &crate::graph::Node) -> crate::error::Result<Activation> {
+/// The arguments a fused op's `fused_ops` names before its activation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FusedArgs {
+    /// `"BiasAdd"`: one argument, the bias.
+    BiasAdd,
+    /// `"FusedBatchNorm"`: four arguments (scale, offset, mean, variance) and `epsilon`.
+    BatchNorm,
+}
+
+impl FusedArgs {
+    /// How many arguments (`num_args`) this fusion takes.
+    pub fn count(self) -> usize {
+        match self {
+            FusedArgs::BiasAdd => 1,
+            FusedArgs::BatchNorm => 4,
+        }
+    }
+}
+
+/// Reads a fused op's `fused_ops`: `["BiasAdd"]` or `["BiasAdd", A]` for an activation `A`
+/// of [`Activation::from_name`] (`A`'s alpha from `leakyrelu_alpha`) with `num_args` 1 and,
+/// when `batch_norm` is allowed, `["FusedBatchNorm"]` or `["FusedBatchNorm", A]` with
+/// `num_args` 4. Errors: `Unimplemented` for other fusions (`Add`, ...), naming the node
+/// and its `fused_ops`.
+pub(crate) fn read_fused_ops(node: &crate::graph::Node, batch_norm: bool) -> Result<(FusedArgs, Activation)> {
     use crate::graph::AttrValue;
     let ops: Vec<String> = match node.attrs.get("fused_ops") {
         Some(AttrValue::ListString(v)) => v.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect(),
@@ -94,16 +183,23 @@ pub(crate) fn read_fused_ops(node: &crate::graph::Node) -> crate::error::Result<
     };
     let alpha = node.attr_float_or("leakyrelu_alpha", 0.2)?;
     let num_args = node.attr_int_or("num_args", 0)?;
-    let act = match &ops[..] {
-        [b] if b == "BiasAdd" => Some(Activation::Identity),
-        [b, a] if b == "BiasAdd" => Activation::from_name(a, alpha),
+    let args = match ops.first().map(String::as_str) {
+        Some("BiasAdd") => Some(FusedArgs::BiasAdd),
+        Some("FusedBatchNorm") if batch_norm => Some(FusedArgs::BatchNorm),
         _ => None,
     };
-    match act {
-        Some(act) if num_args == 1 => Ok(act),
-        _ => Err(crate::error::Error::unimplemented(format!(
-            "{} '{}' with fused_ops {ops:?} and num_args {num_args}: tensorgraph runs [\"BiasAdd\"] and [\"BiasAdd\", A] for A in Relu, Relu6, Elu, LeakyRelu, with one argument (the bias)",
-            node.op_type, node.name
+    let act = match &ops[..] {
+        [_] => Some(Activation::Identity),
+        [_, a] => Activation::from_name(a, alpha),
+        _ => None,
+    };
+    match (args, act) {
+        (Some(args), Some(act)) if num_args == args.count() as i64 => Ok((args, act)),
+        _ => Err(Error::unimplemented(format!(
+            "{} '{}' with fused_ops {ops:?} and num_args {num_args}: tensorgraph runs [\"BiasAdd\"] and [\"BiasAdd\", A] with one argument (the bias){}, for A in Relu, Relu6, Elu, LeakyRelu",
+            node.op_type,
+            node.name,
+            if batch_norm { ", and [\"FusedBatchNorm\"] and [\"FusedBatchNorm\", A] with four (scale, offset, mean, variance)" } else { "" }
         ))),
     }
 }

@@ -8,7 +8,7 @@
 //! than both. Both crates pick their kernel (AVX-512, AVX2/FMA, SSE2, ...) from the CPU at
 //! run time, so one binary runs everywhere.
 
-use super::epilogue::{Activation, Epilogue};
+use super::epilogue::Epilogue;
 use super::gemm_dims::Dims;
 use super::gemm_rten::PackedB;
 use super::{parallel, Float, Num};
@@ -197,7 +197,10 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
     if let Some(bias) = ep.bias {
         assert!(bias.len() >= d.n);
     }
-    let plain = ep.bias.is_none() && ep.act == Activation::Identity;
+    if let Some(norm) = ep.norm {
+        assert!(norm.mean.len() >= d.n && norm.k.len() >= d.n && norm.offset.len() >= d.n);
+    }
+    let plain = ep.is_plain();
     // SAFETY (every use): a block of `c` given to one piece (rows [i0, i0+rows), columns
     // [j0, j0+cols)), which no other piece touches, and which the product has written
     let epilogue = |c: SendPtr<T>, i0: usize, rows: usize, j0: usize, cols: usize| unsafe {
@@ -205,11 +208,7 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
             return;
         }
         for i in i0..i0 + rows {
-            let row = std::slice::from_raw_parts_mut(c.0.add(i * d.n + j0), cols);
-            if let Some(bias) = ep.bias {
-                row.iter_mut().zip(&bias[j0..j0 + cols]).for_each(|(v, &b)| *v += b);
-            }
-            ep.act.apply(row);
+            ep.apply(std::slice::from_raw_parts_mut(c.0.add(i * d.n + j0), cols), j0);
         }
     };
     if d.k == 0 {

@@ -41,7 +41,7 @@ impl RegisteredOp for FusedMatMul {
         Ok(vec![(t, Shape::partial(&[m, n]))])
     }
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
-        let act = read_fused_ops(node)?;
+        let (_, act) = read_fused_ops(node, false)?;
         let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
         if !matches!(t, DType::Float | DType::Double) {
             return Err(no_kernel("_FusedMatMul", t));
@@ -77,12 +77,10 @@ impl Kernel for FusedMatMulKernel {
         let out = match a.dtype() {
             DType::Float => {
                 let packed = const_rhs(ctx, &self.weights, tb);
-                let ep = Epilogue { bias: Some(bias.as_slice()?), act: self.act };
+                let ep = Epilogue::bias(bias.as_slice()?, self.act);
                 matmul_fused::<f32>(a, b, ta, tb, ep, packed.as_deref())?
             }
-            DType::Double => {
-                matmul_fused::<f64>(a, b, ta, tb, Epilogue { bias: Some(bias.as_slice()?), act: self.act }, None)?
-            }
+            DType::Double => matmul_fused::<f64>(a, b, ta, tb, Epilogue::bias(bias.as_slice()?, self.act), None)?,
             t => return Err(no_kernel("_FusedMatMul", t)),
         };
         Ok(vec![out])

@@ -12,12 +12,14 @@
 //! 4. [`batch_norm_folding`] (`remapping`): an inference `FusedBatchNorm*` with constant
 //!    statistics folded into the preceding `Conv2D`/`DepthwiseConv2dNative`'s filter and a
 //!    `BiasAdd`;
-//! 5. [`remapper`] (`remapping`): `Conv2D`/`MatMul` + `BiasAdd` (+ `Relu`, `Relu6`, `Elu`,
-//!    `LeakyRelu`) fused into `_FusedConv2D` / `_FusedMatMul`.
+//! 5. [`remapper`] (`remapping`): `Conv2D`/`DepthwiseConv2dNative`/`MatMul` + `BiasAdd`
+//!    or an inference batch norm (+ `Relu`, `Relu6`, `Elu`, `LeakyRelu`) fused into
+//!    `_FusedConv2D` / `_FusedDepthwiseConv2dNative` / `_FusedMatMul`.
 //!
-//! Passes 4 and 5 are opt-in (`remapping: Toggle::On`), unlike TensorFlow's: measured here
-//! they made MobileNetV2 slower and moved ResNet50's outputs by up to 9e-5 relative (the
-//! issue's bound is 1e-5); the others run by default.
+//! Pass 4 is opt-in (`remapping: Toggle::On`), unlike TensorFlow's: folding rounds the
+//! folded weights to float32 and moved ResNet50's outputs by up to 9e-5 relative (the
+//! issue's bound is 1e-5). Pass 5 computes bitwise what the separate ops compute, so it
+//! runs by default, as the others do (`remapping: Toggle::Off` turns it off).
 //!
 //! No pass removes or changes the meaning of a fetched or target node, reads around a fed
 //! tensor, or touches stateful ops, variables, control flow or control edges it cannot keep
@@ -43,6 +45,9 @@ pub(crate) struct Passes {
     pub dependency: bool,
     pub constant_folding: bool,
     pub cse: bool,
+    /// Op fusion (the remapper, exact): on unless `remapping` is `Off`.
+    pub fusion: bool,
+    /// Batch-norm folding into weights: only with `remapping: On`.
     pub remapping: bool,
 }
 
@@ -57,15 +62,16 @@ impl Passes {
             dependency: on(r.dependency_optimization),
             constant_folding: on(r.constant_folding),
             cse: on(r.common_subgraph_elimination) && on(r.arithmetic_optimization),
-            // opt-in for now: measured, the fusions made MobileNetV2 slower and batch-norm
-            // folding moves ResNet50's outputs by up to 9e-5 relative (BENCHMARKS.md)
+            fusion: on(r.remapping),
+            // opt-in: batch-norm folding moves ResNet50's outputs by up to 9e-5 relative
+            // (BENCHMARKS.md)
             remapping: Toggle::try_from(r.remapping) == Ok(Toggle::On) && !r.disable_meta_optimizer,
         }
     }
 
     /// True when some pass runs.
     pub(crate) fn any(&self) -> bool {
-        self.dependency || self.constant_folding || self.cse || self.remapping
+        self.dependency || self.constant_folding || self.cse || self.fusion || self.remapping
     }
 }
 
@@ -86,7 +92,7 @@ pub(crate) fn optimize(
         (passes.constant_folding, constant_folding::run),
         (passes.cse, cse::run),
         (passes.remapping, batch_norm_folding::run),
-        (passes.remapping, remapper::run),
+        (passes.fusion, remapper::run),
     ];
     for (on, pass) in list {
         if !on {
