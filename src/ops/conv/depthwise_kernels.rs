@@ -294,10 +294,10 @@ pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epil
         }
     }
     if let Some(n) = ep.norm {
-        if n.mean.len() != cm {
+        if n.channels() != cm {
             return Err(Error::invalid_argument(format!(
                 "the batch norm must have the filter's {cm} output channels, got {}",
-                n.mean.len()
+                n.channels()
             )));
         }
     }

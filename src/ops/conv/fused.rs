@@ -52,11 +52,12 @@ impl RegisteredOp for FusedConv2D {
 /// channels, activation, the float32 filter's packed form when it is a constant).
 type FusedFn = fn(&Tensor, &Tensor, Fused, &Geom, usize, Activation, Option<&PackedB>) -> Result<Tensor>;
 
-/// What a fused convolution applies before its activation.
+/// What a fused convolution applies before its activation: a bias, or a batch norm's
+/// four arguments and epsilon.
 #[derive(Clone, Copy)]
 enum Fused<'a> {
     Bias(&'a Tensor),
-    Norm(&'a Norm),
+    Norm([&'a Tensor; 4], f64),
 }
 
 fn fused<T: Float + Gemm>(
@@ -79,7 +80,10 @@ fn fused<T: Float + Gemm>(
             }
             Epilogue::bias(b, act)
         }
-        Fused::Norm(norm) => Epilogue { bias: None, norm: Some(norm), act },
+        Fused::Norm(args, epsilon) => {
+            let norm = Norm::<T>::new(args, epsilon, o)?;
+            return conv_forward_with(x, f, g, o, Epilogue { bias: None, norm: Some(&norm), act }, packed);
+        }
     };
     conv_forward_with(x, f, g, o, ep, packed)
 }
@@ -112,13 +116,9 @@ impl Kernel for FusedConv2DKernel {
                 a.dtype()
             )));
         }
-        let norm;
         let args = match self.args {
             FusedArgs::BiasAdd => Fused::Bias(ctx.input(2)),
-            FusedArgs::BatchNorm => {
-                norm = Norm::new([2, 3, 4, 5].map(|i| ctx.input(i)), self.epsilon, o)?;
-                Fused::Norm(&norm)
-            }
+            FusedArgs::BatchNorm => Fused::Norm([2, 3, 4, 5].map(|i| ctx.input(i)), self.epsilon),
         };
         let packed = const_filter(ctx, &self.weights, &g, o);
         Ok(vec![(self.run)(x, f, args, &g, o, self.act, packed.as_deref())?])

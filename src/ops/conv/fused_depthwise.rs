@@ -45,19 +45,21 @@ impl RegisteredOp for FusedDepthwiseConv2dNative {
 }
 
 /// A fused depthwise convolution for one dtype: (input, filter, the bias or the batch
-/// norm's four arguments, the prepared normalisation when there is one, attrs, activation).
-type FusedFn = fn(&Tensor, &Tensor, &[Tensor], Option<&Norm>, &Attrs, Activation) -> Result<Tensor>;
+/// norm's four arguments, epsilon when they are a batch norm's, attrs, activation).
+type FusedFn = fn(&Tensor, &Tensor, &[Tensor], Option<f64>, &Attrs, Activation) -> Result<Tensor>;
 
 fn fused<T: Float>(
     x: &Tensor,
     f: &Tensor,
     args: &[Tensor],
-    norm: Option<&Norm>,
+    epsilon: Option<f64>,
     a: &Attrs,
     act: Activation,
 ) -> Result<Tensor> {
-    if norm.is_some() {
-        return forward_with::<T>(x, f, a, Epilogue { bias: None, norm, act });
+    if let Some(epsilon) = epsilon {
+        // as many channels as the mean has (the kernel checks them against the filter's)
+        let norm = Norm::<T>::new([&args[0], &args[1], &args[2], &args[3]], epsilon, args[2].num_elements())?;
+        return forward_with::<T>(x, f, a, Epilogue { bias: None, norm: Some(&norm), act });
     }
     let bias = &args[0];
     if bias.rank() != 1 {
@@ -92,14 +94,7 @@ impl Kernel for FusedDwKernel {
                 a.dtype()
             )));
         }
-        let norm = match self.args {
-            FusedArgs::BiasAdd => None,
-            // as many channels as the mean has (the kernel checks them against the filter's)
-            FusedArgs::BatchNorm => {
-                let channels = ctx.input(4).num_elements();
-                Some(Norm::new([2, 3, 4, 5].map(|i| ctx.input(i)), self.epsilon, channels)?)
-            }
-        };
-        Ok(vec![(self.run)(x, f, &ctx.inputs[2..], norm.as_ref(), &self.attrs, self.act)?])
+        let epsilon = (self.args == FusedArgs::BatchNorm).then_some(self.epsilon);
+        Ok(vec![(self.run)(x, f, &ctx.inputs[2..], epsilon, &self.attrs, self.act)?])
     }
 }

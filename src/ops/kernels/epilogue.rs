@@ -69,26 +69,36 @@ impl Activation {
     }
 }
 
-/// A batch normalisation in inference mode fused after a product (`fused_ops =
-/// ["FusedBatchNorm", ...]`): per output column `j`, `y = (x - mean[j]) * k[j] + offset[j]`
-/// computed in float64 with `k = scale / sqrt(variance + epsilon)`, exactly as
-/// `FusedBatchNorm`/`V2`/`V3` compute `y` when `is_training` is false (so the fused op's
-/// values are bitwise those of the separate ops).
+/// A batch normalisation with known statistics, per channel `c`:
+/// `y = (x - mean[c]) * k[c] + offset[c]` in `T`'s own arithmetic, with
+/// `k = scale / sqrt(variance + epsilon)` computed in float64 and rounded once to `T`.
+/// `FusedBatchNorm`/`V2`/`V3` compute their `y` with it (float32 and float64), and a fused
+/// product applies it as its epilogue (`fused_ops = ["FusedBatchNorm", ...]`), so the fused
+/// op's values are bitwise the separate ops'.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Norm {
-    /// `mean`, per output column.
-    pub mean: Vec<f64>,
-    /// `scale / sqrt(variance + epsilon)`, per output column.
-    pub k: Vec<f64>,
-    /// `offset`, per output column.
-    pub offset: Vec<f64>,
+pub struct Norm<T> {
+    /// `mean`, per channel.
+    pub mean: Vec<T>,
+    /// `scale / sqrt(variance + epsilon)`, per channel.
+    pub k: Vec<T>,
+    /// `offset`, per channel.
+    pub offset: Vec<T>,
 }
 
-impl Norm {
+impl<T: Float> Norm<T> {
+    /// The normalisation from the statistics (one value per channel each) and `epsilon`.
+    pub fn from_stats(scale: &[f64], offset: &[f64], mean: &[f64], var: &[f64], epsilon: f64) -> Norm<T> {
+        Norm {
+            mean: mean.iter().map(|&m| T::from_f64(m)).collect(),
+            k: scale.iter().zip(var).map(|(s, v)| T::from_f64(s / (v + epsilon).sqrt())).collect(),
+            offset: offset.iter().map(|&o| T::from_f64(o)).collect(),
+        }
+    }
+
     /// The normalisation of `columns` output columns from the batch norm's `scale`,
     /// `offset`, `mean` and `variance` (its inputs 1 to 4, any float dtype) and `epsilon`.
     /// Errors: `InvalidArgument` when one is not 1-D with `columns` values, naming it.
-    pub fn new(args: [&Tensor; 4], epsilon: f64, columns: usize) -> Result<Norm> {
+    pub fn new(args: [&Tensor; 4], epsilon: f64, columns: usize) -> Result<Norm<T>> {
         let mut v = Vec::with_capacity(4);
         for (t, name) in args.into_iter().zip(["scale", "offset", "mean", "variance"]) {
             if t.rank() != 1 || t.num_elements() != columns {
@@ -99,9 +109,29 @@ impl Norm {
             }
             v.push(t.to_f64_vec()?);
         }
-        let [scale, offset, mean, var]: [Vec<f64>; 4] = v.try_into().expect("four arguments");
-        let k = scale.iter().zip(&var).map(|(s, v)| s / (v + epsilon).sqrt()).collect();
-        Ok(Norm { mean, k, offset })
+        Ok(Norm::from_stats(&v[0], &v[1], &v[2], &v[3], epsilon))
+    }
+
+    /// How many channels it normalises.
+    pub fn channels(&self) -> usize {
+        self.mean.len()
+    }
+
+    /// Normalises `row` in place, whose elements are channels `c0..c0 + row.len()`.
+    #[inline]
+    pub fn apply_row(&self, row: &mut [T], c0: usize) {
+        let cols = c0..c0 + row.len();
+        let per = self.mean[cols.clone()].iter().zip(&self.k[cols.clone()]).zip(&self.offset[cols]);
+        for (v, ((&m, &k), &o)) in row.iter_mut().zip(per) {
+            *v = (*v - m) * k + o;
+        }
+    }
+
+    /// Normalises `values` in place, all of channel `c`.
+    #[inline]
+    pub fn apply_channel(&self, values: &mut [T], c: usize) {
+        let (m, k, o) = (self.mean[c], self.k[c], self.offset[c]);
+        values.iter_mut().for_each(|v| *v = (*v - m) * k + o);
     }
 }
 
@@ -112,7 +142,7 @@ pub struct Epilogue<'a, T> {
     /// Added to every row of the output (length: the output's columns).
     pub bias: Option<&'a [T]>,
     /// Applied to every row (after the bias, if both were given).
-    pub norm: Option<&'a Norm>,
+    pub norm: Option<&'a Norm<T>>,
     /// Applied last.
     pub act: Activation,
 }
@@ -137,15 +167,12 @@ impl<'a, T: Float> Epilogue<'a, T> {
     /// Panics when the bias or normalisation has fewer columns (callers check them).
     #[inline]
     pub fn apply(&self, row: &mut [T], j0: usize) {
-        let cols = j0..j0 + row.len();
         if let Some(bias) = self.bias {
-            row.iter_mut().zip(&bias[cols.clone()]).for_each(|(v, &b)| *v += b);
+            let n = row.len();
+            row.iter_mut().zip(&bias[j0..j0 + n]).for_each(|(v, &b)| *v += b);
         }
         if let Some(n) = self.norm {
-            let per = n.mean[cols.clone()].iter().zip(&n.k[cols.clone()]).zip(&n.offset[cols]);
-            for (v, ((&m, &k), &o)) in row.iter_mut().zip(per) {
-                *v = T::from_f64((v.to_f64() - m) * k + o);
-            }
+            n.apply_row(row, j0);
         }
         self.act.apply(row);
     }

@@ -198,7 +198,7 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
         assert!(bias.len() >= d.n);
     }
     if let Some(norm) = ep.norm {
-        assert!(norm.mean.len() >= d.n && norm.k.len() >= d.n && norm.offset.len() >= d.n);
+        assert!(norm.channels() >= d.n);
     }
     let plain = ep.is_plain();
     // SAFETY (every use): a block of `c` given to one piece (rows [i0, i0+rows), columns

@@ -25,7 +25,7 @@
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Operation, Output, Scope};
 use crate::ops::array::{constant, transpose};
-use crate::ops::kernels::parallel;
+use crate::ops::kernels::{parallel, Norm};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
@@ -436,39 +436,33 @@ fn channel_sums(x: &[f32], l: &Layout, f: impl Fn(usize, f64) -> f64 + Sync) -> 
 }
 
 /// `y = (x - mean) * scale / sqrt(var + epsilon) + offset` per channel, in place on
-/// float32 `y` (each element computed in f64, rounded once), split over the pool by rows.
+/// float32 `y` ([`Norm`]'s arithmetic: float32, with `scale / sqrt(var + epsilon)` computed
+/// in f64 and rounded once, as a fused convolution's epilogue computes it), split over the
+/// pool by rows.
 fn normalize_f32(y: &mut [f32], l: &Layout, scale: &[f64], offset: &[f64], mean: &[f64], var: &[f64], eps: f64) {
-    let k: Vec<f64> = scale.iter().zip(var).map(|(s, v)| s / (v + eps).sqrt()).collect();
+    let norm = Norm::<f32>::from_stats(scale, offset, mean, var, eps);
     let row = l.c * l.inner;
     let work = y.len();
     parallel::for_rows(y, row, work, |_, r| {
         if l.inner == 1 {
-            for (((v, &m), &k), &o) in r.iter_mut().zip(mean).zip(&k).zip(offset) {
-                *v = ((*v as f64 - m) * k + o) as f32;
-            }
+            norm.apply_row(r, 0);
         } else {
             for (ch, part) in r.chunks_mut(l.inner).enumerate() {
-                let (m, k, o) = (mean[ch], k[ch], offset[ch]);
-                for v in part {
-                    *v = ((*v as f64 - m) * k + o) as f32;
-                }
+                norm.apply_channel(part, ch);
             }
         }
     });
 }
 
-/// `(x - mean) * scale / sqrt(var + epsilon) + offset` per channel.
+/// `(x - mean) * scale / sqrt(var + epsilon) + offset` per channel, in float64 ([`Norm`]).
 fn normalize(x: &[f64], l: &Layout, scale: &[f64], offset: &[f64], mean: &[f64], var: &[f64], eps: f64) -> Vec<f64> {
-    let k: Vec<f64> = scale.iter().zip(var).map(|(s, v)| s / (v + eps).sqrt()).collect();
-    let mut out = vec![0.0; x.len()];
+    let norm = Norm::<f64>::from_stats(scale, offset, mean, var, eps);
+    let mut out = x.to_vec();
     // rows of [c, inner] (one outer index each), split over the intra-op pool
     let row = l.c * l.inner;
-    parallel::for_rows(&mut out, row, x.len(), |r, o| {
-        let xs = &x[r * row..(r + 1) * row];
-        for (ch, (o, xs)) in o.chunks_mut(l.inner.max(1)).zip(xs.chunks(l.inner.max(1))).enumerate() {
-            for (y, &v) in o.iter_mut().zip(xs) {
-                *y = (v - mean[ch]) * k[ch] + offset[ch];
-            }
+    parallel::for_rows(&mut out, row, x.len(), |_, o| {
+        for (ch, part) in o.chunks_mut(l.inner.max(1)).enumerate() {
+            norm.apply_channel(part, ch);
         }
     });
     out
