@@ -561,10 +561,14 @@ fn real_models_agree_with_the_optimiser_on_and_off_and_with_tensorflow() {
         let x = g.tensor_by_name(m["input"].as_str().unwrap()).unwrap();
         let y = g.tensor_by_name(m["output"].as_str().unwrap()).unwrap();
         let (o, p, default) = (optimised(&g), plain(&g), Session::new(&g).unwrap());
-        // the default plan fuses every convolution with its batch norm and activation,
-        // without folding
+        // the default plan fuses the convolutions with their batch norm (MobileNetV2's) or
+        // bias (ResNet50's, whose batch norms follow a BiasAdd and stay separate) and
+        // activation, without folding
         let fused = op_types(&plan(&default, &[&x], &[&y], &[]));
-        assert!(!fused.contains(&"FusedBatchNormV3") && fused.contains(&"_FusedConv2D"), "{name}: {fused:?}");
+        assert!(fused.contains(&"_FusedConv2D"), "{name}: {fused:?}");
+        if name == "mobilenet_v2" {
+            assert!(!fused.contains(&"FusedBatchNormV3"), "{name}: {fused:?}");
+        }
         let nodes = plan(&o, &[&x], &[&y], &[]);
         let types = op_types(&nodes);
         assert!(!types.contains(&"FusedBatchNormV3") && !types.contains(&"Identity"), "{name}: {types:?}");

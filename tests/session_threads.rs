@@ -6,7 +6,7 @@
 use tensorgraph::models::layers::BatchNormalization;
 use tensorgraph::models::{Cnn, CnnConfig, Mlp, MlpConfig};
 use tensorgraph::ops::{self, DepthwiseConv2dOptions};
-use tensorgraph::{Code, Graph, Session, SessionOptions, Tensor};
+use tensorgraph::{Code, DType, Graph, Session, SessionOptions, Tensor};
 
 /// Deterministic values in [-1, 1).
 fn values(n: usize, seed: usize) -> Vec<f32> {
@@ -80,6 +80,29 @@ fn a_conv_net_and_an_mlp_give_the_same_results_on_1_2_and_4_threads() {
                 assert!(d <= 1e-6, "{threads} threads: relative difference {d}");
             }
         }
+    }
+}
+
+/// A classifier's last layers at batch 1 (a one-row product of 2M multiply-adds, under the
+/// split threshold, after a large one): bitwise the same on 1, 2 and 4 threads, fed or with
+/// constant (packed) weights.
+#[test]
+fn batch_one_products_are_bitwise_equal_on_1_2_and_4_threads() {
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s, DType::Float, [1, 2048]).unwrap();
+    let big = ops::placeholder(&s, DType::Float, [256, 2048]).unwrap();
+    let w = ops::constant(&s, Tensor::new(&[2048, 1000], values(2048 * 1000, 7)).unwrap()).unwrap();
+    let fc = ops::matmul(&s, &x, &w).unwrap();
+    let wide = ops::matmul(&s, &big, &w).unwrap();
+    let feeds = [
+        (&x, Tensor::new(&[1, 2048], values(2048, 8)).unwrap()),
+        (&big, Tensor::new(&[256, 2048], values(256 * 2048, 9)).unwrap()),
+    ];
+    let want = session(&g, 1).run(&feeds, &[&fc, &wide], &[]).unwrap();
+    for threads in [2, 4] {
+        let got = session(&g, threads).run(&feeds, &[&fc, &wide], &[]).unwrap();
+        assert_eq!(got, want, "{threads} threads");
     }
 }
 

@@ -1,43 +1,64 @@
-//! A model file's bytes as one shared buffer: mapped when large, read when small.
+//! A model file's bytes as one shared buffer, read on two threads when large.
 //!
-//! A frozen graph's constants are most of its bytes (ResNet50's `frozen.pb`: 103 MB).
-//! Reading it copies every byte out of the page cache into fresh memory that the kernel
-//! first clears; mapping it does neither, and the decoded `GraphDef`'s `tensor_content`
-//! are views of the mapping ([`GraphDef::from_shared`](crate::format::proto::GraphDef::from_shared)),
-//! so the weights are copied once, into the tensors an import makes.
-//!
-//! A mapping shows the file as it is on disk while the buffer lives: a file changed or
-//! truncated in place by another program meanwhile changes (or, truncated, faults) what
-//! the views read, as with any memory-mapped file. tensorgraph's own writers never do
-//! that (they write a temporary file and rename it into place, which leaves a mapped file
-//! untouched); the buffer lives as long as the `GraphDef` read from it.
+//! A frozen graph's constants are most of its bytes (ResNet50's `frozen.pb`: 103 MB), and
+//! reading them is mostly the kernel copying from the page cache into fresh memory that it
+//! clears first; two threads read the two halves of a large file at once. The bytes are a
+//! copy: a file changed, truncated or replaced while or after it is read changes nothing
+//! already read (it gives a read error, or the file as it was when read). The decoded
+//! `GraphDef`'s `tensor_content` are views of this buffer
+//! ([`GraphDef::from_shared`](crate::format::proto::GraphDef::from_shared)).
 
 use prost::bytes::Bytes;
 use std::fs::File;
-use std::io::Read;
+use std::io::{Error, ErrorKind, Read, Seek, SeekFrom};
 use std::path::Path;
 
-/// Files at least this large (16 MiB) are mapped rather than read.
-pub(crate) const MAP_MIN_BYTES: u64 = 16 << 20;
+/// Files at least this large (16 MiB) are read on two threads.
+const SPLIT_MIN_BYTES: u64 = 16 << 20;
 
-/// The bytes of the file at `path`: a read-only mapping of it when it is at least
-/// [`MAP_MIN_BYTES`] long and the system maps it, else a buffer read from it.
-/// Errors: those of opening and reading the file (`NotFound` for a missing one).
+/// The bytes of the regular file at `path`.
+/// Errors: those of opening and reading it (`NotFound` for a missing one); `InvalidInput`
+/// for something that is not a regular file (a device such as `/dev/zero`, a pipe); and
+/// `UnexpectedEof` when it shrinks while it is read.
 pub(crate) fn read_shared(path: &Path) -> std::io::Result<Bytes> {
     let mut file = File::open(path)?;
-    let len = file.metadata()?.len();
-    if len >= MAP_MIN_BYTES {
-        // SAFETY: the mapping is read-only and outlives every view of it (the `Bytes`
-        // own it); a file changed in place by another program meanwhile is the
-        // documented hazard of the module
-        let mapped = unsafe { memmap2::MmapOptions::new().populate().map(&file) };
-        if let Ok(map) = mapped {
-            if map.len() as u64 == len {
-                return Ok(Bytes::from_owner(map));
-            }
-        }
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file (a device, pipe or socket)"));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    let len = meta.len();
+    let Ok(size) = usize::try_from(len) else {
+        return Err(Error::new(ErrorKind::OutOfMemory, format!("{len} bytes do not fit in memory")));
+    };
+    if len < SPLIT_MIN_BYTES || cfg!(not(unix)) {
+        let mut bytes = Vec::with_capacity(size);
+        file.read_to_end(&mut bytes)?;
+        return Ok(Bytes::from(bytes));
+    }
+    let mut bytes = read_halves(&file, size)?;
+    // a file that grew meanwhile: the rest too, so a damaged read is never silent
+    file.seek(SeekFrom::Start(size as u64))?;
     file.read_to_end(&mut bytes)?;
     Ok(Bytes::from(bytes))
+}
+
+/// The first `size` bytes of `file`, each half read by its own thread into its place.
+#[cfg(unix)]
+fn read_halves(file: &File, size: usize) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    // zeroed, so untouched until read into
+    let mut bytes = vec![0u8; size];
+    let (first, second) = bytes.split_at_mut(size / 2);
+    let at = first.len() as u64;
+    std::thread::scope(|s| {
+        let other = s.spawn(|| file.read_exact_at(second, at));
+        let mine = file.read_exact_at(first, 0);
+        other.join().unwrap_or_else(|_| Err(Error::other("the reading thread panicked"))).and(mine)
+    })?;
+    Ok(bytes)
+}
+
+#[cfg(not(unix))]
+fn read_halves(_: &File, _: usize) -> std::io::Result<Vec<u8>> {
+    unreachable!("read whole where positioned reads are not unix's")
 }

@@ -371,8 +371,7 @@ fn probe(path: &Path) -> Result<Probed> {
     if is_saved_model_file && !bytes.is_empty() {
         return Ok(Probed::Other(ModelFileKind::SavedModel));
     }
-    // shared: a GraphDef's constants are views of the file's bytes (its mapping when
-    // large), not copies
+    // shared: a GraphDef's constants are views of the file's bytes, not copies
     match sniff_shared(&bytes, ModelFileKind::by_extension(path)) {
         Sniffed::Model(kind, model) => Ok(Probed::Model(ModelFile { path: path.to_path_buf(), kind, model })),
         Sniffed::Other(kind) => Ok(Probed::Other(kind)),

@@ -231,8 +231,11 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
     // used on a one-thread worker (a serial run's), or for a product worth splitting,
     // moved into the session's pool (whole rows only: it writes a contiguous output). A
     // small product on a worker of a larger pool stays whole on `matrixmultiply`: split,
-    // its pieces would wait on the other threads longer than they compute
-    let use_rten = T::RTEN && if threads > 1 { macs >= MIN_PARALLEL_MACS } else { parallel::is_worker() };
+    // its pieces would wait on the other threads longer than they compute. A one-row
+    // product too, always: `rten-gemm`'s vector path sums in another order than
+    // `matrixmultiply` (its matrix path sums as `matrixmultiply` does), and a result must
+    // not depend on the thread count
+    let use_rten = T::RTEN && d.m > 1 && if threads > 1 { macs >= MIN_PARALLEL_MACS } else { parallel::is_worker() };
     let call = |i0: usize, rows: usize, j0: usize, cols: usize, c: SendPtr<T>| {
         let mut r0 = i0;
         while r0 < i0 + rows {
