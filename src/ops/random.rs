@@ -1,5 +1,5 @@
 //! Random ops: RandomUniform, RandomStandardNormal, TruncatedNormal (and in their own
-//! files the sampling ops [`multinomial`], [`shuffle`], [`candidate_sampler`]). Seeded by the
+//! files the sampling ops [`multinomial`](mod@multinomial), [`shuffle`], [`candidate_sampler`]). Seeded by the
 //! attrs `seed`/`seed2` (both 0: fresh entropy); each op keeps one generator per
 //! session ([`RandomState`], TensorFlow's `GuardedPhiloxRandom`), so successive runs
 //! draw new values and a new session repeats them; with seeds set the values are

@@ -7,7 +7,7 @@
 //! - [`equality`] holds Equal and NotEqual on every dtype; [`logical`] LogicalAnd,
 //!   LogicalOr, LogicalNot; [`select`] SelectV2;
 //! - [`rounding`] holds Abs, Sign, Floor, Ceil, Round, Rint; [`pow_diff`] Pow,
-//!   SquaredDifference, DivNoNan; [`cumulative`] Cumsum, Cumprod; [`cumulative_logsumexp`] CumulativeLogsumexp; [`cross`](mod@cross) Cross; [`clip`] ClipByValue,
+//!   SquaredDifference, DivNoNan; [`cumulative`] Cumsum, Cumprod; [`cumulative_logsumexp`](mod@cumulative_logsumexp) CumulativeLogsumexp; [`cross`](mod@cross) Cross; [`clip`] ClipByValue,
 //!   L2Loss; [`top_k`](mod@top_k) TopKV2;
 //! - [`unary`] holds the element-wise one-input mechanism ([`UnaryOp`]);
 //! - [`functions`] holds Square, Sqrt, Rsqrt, Exp, Log, Reciprocal and their gradient helpers
