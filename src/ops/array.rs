@@ -2,7 +2,7 @@
 //! PlaceholderV2, PlaceholderWithDefault, Identity, Snapshot, NoOp, Reshape, Shape, ShapeN, Size, Rank, Fill, ZerosLike, OnesLike,
 //! Cast and ExpandDims. One file per family under `array/`: ConcatV2/Concat/ConcatOffset
 //! (`concat`), Split/SplitV (`split`), DynamicStitch (`stitch`), Pack/Unpack (`stack`), Slice (`slice`), StridedSlice/StridedSliceGrad
-//! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), GatherNd/ScatterNd (`gather_nd`), UnsortedSegmentSum (`segment`), MatrixBandPart (`band_part`), TensorScatterUpdate/Add/Sub (`tensor_scatter`), SpaceToBatchND/BatchToSpaceND (`space_batch`), SpaceToDepth/DepthToSpace (`depth_space`), Roll (`roll`),
+//! (`strided_slice`), Tile (`tile`), GatherV2/Gather (`gather`), GatherNd/ScatterNd (`gather_nd`), UnsortedSegmentSum (`segment`), MatrixBandPart (`band_part`), TensorScatterUpdate/Add/Sub/Max/Min (`tensor_scatter`), Bitcast (`bitcast`), SpaceToBatchND/BatchToSpaceND (`space_batch`), SpaceToDepth/DepthToSpace (`depth_space`), Roll (`roll`),
 //! Transpose/InvertPermutation (`transpose`), Squeeze (`squeeze`), Range (`range`),
 //! ReverseV2/ReverseSequence (`reverse`), BroadcastTo (`broadcast_to`), OneHot
 //! (`one_hot`), Unique/ListDiff/Where (`unique`), MirrorPad/MirrorPadGrad (`mirror_pad`) and
@@ -14,6 +14,7 @@
 //! included) by gathering flat element indices.
 
 mod band_part;
+pub mod bitcast;
 mod broadcast_to;
 pub(crate) mod checks;
 mod concat;
@@ -46,6 +47,7 @@ mod transpose;
 mod unique;
 
 pub use band_part::{matrix_band_part, MatrixBandPart};
+pub use bitcast::bitcast;
 pub use broadcast_to::{broadcast_to, broadcast_to_shape, BroadcastTo};
 pub use checks::{check_numerics, check_numerics_v2, ensure_shape, CheckNumerics, EnsureShape};
 pub use concat::{concat, concat_dyn, concat_v1, Concat, ConcatOffset, ConcatV2};
@@ -101,6 +103,8 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &TensorScatter(tensor_scatter::Kind::Update),
     &TensorScatter(tensor_scatter::Kind::Add),
     &TensorScatter(tensor_scatter::Kind::Sub),
+    &TensorScatter(tensor_scatter::Kind::Max),
+    &TensorScatter(tensor_scatter::Kind::Min),
     &NoOp,
     &Reshape,
     &ShapeOp,

@@ -63,9 +63,10 @@ pub use nn::*;
 pub use parsing::{parse_example, FixedLenFeature};
 pub use quantize::{dequantize, quantize_v2, DequantizeOptions, QuantizeOptions};
 pub use random::{
-    random_normal, random_uniform, stateless_random_get_key_counter, stateless_random_normal,
-    stateless_random_normal_v2, stateless_random_uniform, stateless_random_uniform_v2, stateless_truncated_normal,
-    stateless_truncated_normal_v2, truncated_normal,
+    log_uniform_candidate_sampler, multinomial, random_normal, random_shuffle, random_uniform,
+    stateless_random_get_key_counter, stateless_random_normal, stateless_random_normal_v2, stateless_random_uniform,
+    stateless_random_uniform_v2, stateless_truncated_normal, stateless_truncated_normal_v2, truncated_normal,
+    uniform_candidate_sampler,
 };
 pub use ref_variable::{assign, assign_add, assign_sub, is_variable_initialized};
 pub use registry::{lookup, registered_op_types};

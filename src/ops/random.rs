@@ -1,13 +1,22 @@
-//! Random ops: RandomUniform, RandomStandardNormal, TruncatedNormal. Seeded by the
+//! Random ops: RandomUniform, RandomStandardNormal, TruncatedNormal (and in their own
+//! files the sampling ops [`multinomial`](mod@multinomial), [`shuffle`], [`candidate_sampler`]). Seeded by the
 //! attrs `seed`/`seed2` (both 0: fresh entropy); each op keeps one generator per
 //! session ([`RandomState`], TensorFlow's `GuardedPhiloxRandom`), so successive runs
 //! draw new values and a new session repeats them; with seeds set the values are
 //! TensorFlow's, drawn by the same Philox stream. The stateless ops
 //! (`StatelessRandomUniformV2`, ...) are in [`stateless`].
 
+pub mod candidate_sampler;
 mod distributions;
+pub mod multinomial;
 mod philox;
+pub mod shuffle;
+mod simple_philox;
 pub mod stateless;
+
+pub use candidate_sampler::{log_uniform_candidate_sampler, uniform_candidate_sampler};
+pub use multinomial::multinomial;
+pub use shuffle::random_shuffle;
 
 pub use stateless::{
     stateless_random_get_key_counter, stateless_random_normal, stateless_random_normal_v2, stateless_random_uniform,
@@ -51,9 +60,19 @@ impl RandomState {
 
     /// The generator for a run drawing `n` values; moves this one past what it may use.
     fn reserve(&mut self, n: usize) -> Philox {
+        self.reserve_samples128((n as u64).wrapping_mul(RESERVED_PER_OUTPUT))
+    }
+
+    /// The generator for a run using `n` Philox blocks (TensorFlow's `ReserveSamples128`).
+    fn reserve_samples128(&mut self, n: u64) -> Philox {
         let g = self.0;
-        self.0.skip((n as u64).wrapping_mul(RESERVED_PER_OUTPUT));
+        self.0.skip(n);
         g
+    }
+
+    /// The generator for a run using `n` Philox words (TensorFlow's `ReserveSamples32`).
+    fn reserve_samples32(&mut self, n: u64) -> Philox {
+        self.reserve_samples128(n.div_ceil(4))
     }
 }
 

@@ -203,6 +203,7 @@ pub fn refuses_as_tensorflow(dir: &str, name: &str, at_least: usize, expected: f
         let code = match want["error"].as_str().unwrap() {
             "InvalidArgumentError" => tensorgraph::Code::InvalidArgument,
             "InternalError" => tensorgraph::Code::Internal,
+            "FailedPreconditionError" => tensorgraph::Code::FailedPrecondition,
             other => panic!("{key}: TensorFlow's {other} has no case here"),
         };
         assert_eq!(e.code, code, "{key}: {e}");

@@ -1,9 +1,10 @@
-//! `TensorScatterUpdate`, `TensorScatterAdd` and `TensorScatterSub`
-//! (`tf.tensor_scatter_nd_update/add/sub`): `tensor` with the slices that `indices` picks
-//! replaced by, increased by or decreased by `updates`, as `ScatterNd` picks them.
+//! `TensorScatterUpdate`, `TensorScatterAdd`, `TensorScatterSub`, `TensorScatterMax` and
+//! `TensorScatterMin` (`tf.tensor_scatter_nd_update/add/sub/max/min`): `tensor` with the
+//! slices that `indices` picks replaced by, increased by, decreased by, or the larger or
+//! smaller of themselves and `updates`, as `ScatterNd` picks them.
 
 use super::gather_nd::{check_updates_shape, gather_nd, index_name, known, slice_offsets, tf_dims, tuple_text};
-use super::{identity, int_values, zeros_like, INTS, NUMBERS};
+use super::{cast, identity, int_values, shape_as, zeros_like, INTS, NUMBERS};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::kernels::Num;
@@ -19,6 +20,10 @@ pub enum Kind {
     Add,
     /// `TensorScatterSub`: subtracted.
     Sub,
+    /// `TensorScatterMax`: the larger of the two (repeated indices: the largest).
+    Max,
+    /// `TensorScatterMin`: the smaller of the two.
+    Min,
 }
 
 impl Kind {
@@ -28,6 +33,8 @@ impl Kind {
             Kind::Update => "TensorScatterUpdate",
             Kind::Add => "TensorScatterAdd",
             Kind::Sub => "TensorScatterSub",
+            Kind::Max => "TensorScatterMax",
+            Kind::Min => "TensorScatterMin",
         }
     }
 }
@@ -41,7 +48,9 @@ impl Kind {
 /// updates.shape=[1,2]`, `Inner dimensions of output shape must match inner dimensions of
 /// updates shape. Output: [4,3] updates: [1]`. Gradients (`array_grad.py`): to `tensor`
 /// `Identity(g)` (with the updated slices zeroed for Update: `TensorScatterUpdate(
-/// Identity(g), indices, zeros)`), to `updates` `GatherNd(g, indices)` (negated for Sub).
+/// Identity(g), indices, zeros)`), to `updates` `GatherNd(g, indices)` (negated for Sub);
+/// for Max and Min (`_TensorScatterMinOrMaxGrad`) `g` shared equally among the tensor's
+/// element and the updates equal to the result there.
 pub struct TensorScatter(pub Kind);
 
 impl RegisteredOp for TensorScatter {
@@ -79,8 +88,36 @@ impl RegisteredOp for TensorScatter {
             }
             Kind::Add => vec![Some(identity(s, &g)?), None, Some(gu)],
             Kind::Sub => vec![Some(identity(s, &g)?), None, Some(crate::ops::neg(s, &gu)?)],
+            Kind::Max | Kind::Min => min_max_grad(s, &ctx.inputs[0], indices, updates, &ctx.outputs[0], &g)?,
         })
     }
+}
+
+/// A binary op of one dtype (`Equal`, `AddV2`, `Mul`, `RealDiv`), built here because the
+/// array family does not use the math family's builders.
+fn binary(s: &Scope, op: &str, x: &Output, y: &Output) -> Result<Output> {
+    s.op(op, op).input(x).input(y).attr("T", x.dtype()).build_output()
+}
+
+/// TensorFlow's `_TensorScatterMinOrMaxGrad`: the gradient divided among the tensor's
+/// element and the updates that equal the output there.
+fn min_max_grad(
+    s: &Scope,
+    x: &Output,
+    indices: &Output,
+    updates: &Output,
+    out: &Output,
+    g: &Output,
+) -> Result<Vec<Option<Output>>> {
+    let dt = g.dtype();
+    let x_ind = cast(s, &binary(s, "Equal", x, out)?, dt)?;
+    let y_out = gather_nd(s, out, indices)?;
+    let y_ind = cast(s, &binary(s, "Equal", updates, &y_out)?, dt)?;
+    let ys_ind = super::gather_nd::scatter_nd(s, indices, &y_ind, &shape_as(s, x, indices.dtype())?)?;
+    let ind = binary(s, "AddV2", &x_ind, &ys_ind)?;
+    let x_grad = binary(s, "RealDiv", &binary(s, "Mul", g, &x_ind)?, &ind)?;
+    let y_grad = binary(s, "Mul", &gather_nd(s, &binary(s, "RealDiv", g, &ind)?, indices)?, &y_ind)?;
+    Ok(vec![Some(x_grad), None, Some(y_grad)])
 }
 
 struct ScatterKernel(Kind);
@@ -151,6 +188,8 @@ impl Kernel for ScatterKernel {
                         Kind::Update => v,
                         Kind::Add => a.add_wrapping(v),
                         Kind::Sub => a.sub_wrapping(v),
+                        Kind::Max => if v > *a { v } else { *a },
+                        Kind::Min => if v < *a { v } else { *a },
                     };
                 }
             }
@@ -160,7 +199,7 @@ impl Kernel for ScatterKernel {
     }
 }
 
-/// `tf.tensor_scatter_nd_update/add/sub(tensor, indices, updates)`: op `kind.op_type()`,
+/// `tf.tensor_scatter_nd_update/add/sub/max/min(tensor, indices, updates)`: op `kind.op_type()`,
 /// default name the op type (attrs `T`, `Tindices`). Shapes, dtypes and errors as
 /// [`TensorScatter`].
 pub fn tensor_scatter(s: &Scope, kind: Kind, tensor: &Output, indices: &Output, updates: &Output) -> Result<Output> {

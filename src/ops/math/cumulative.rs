@@ -34,7 +34,7 @@ impl Scan {
 }
 
 /// The normalized scan axis. Errors: TensorFlow's message.
-fn scan_axis(axis: i64, rank: usize) -> Result<usize> {
+pub(super) fn scan_axis(axis: i64, rank: usize) -> Result<usize> {
     let r = rank as i64;
     if axis < -r || axis >= r {
         return Err(Error::invalid_argument(format!(

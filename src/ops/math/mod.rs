@@ -7,7 +7,7 @@
 //! - [`equality`] holds Equal and NotEqual on every dtype; [`logical`] LogicalAnd,
 //!   LogicalOr, LogicalNot; [`select`] SelectV2;
 //! - [`rounding`] holds Abs, Sign, Floor, Ceil, Round, Rint; [`pow_diff`] Pow,
-//!   SquaredDifference, DivNoNan; [`cumulative`] Cumsum, Cumprod; [`clip`] ClipByValue,
+//!   SquaredDifference, DivNoNan; [`cumulative`] Cumsum, Cumprod; [`cumulative_logsumexp`](mod@cumulative_logsumexp) CumulativeLogsumexp; [`cross`](mod@cross) Cross; [`clip`] ClipByValue,
 //!   L2Loss; [`top_k`](mod@top_k) TopKV2;
 //! - [`unary`] holds the element-wise one-input mechanism ([`UnaryOp`]);
 //! - [`functions`] holds Square, Sqrt, Rsqrt, Exp, Log, Reciprocal and their gradient helpers
@@ -37,7 +37,9 @@ pub mod binary;
 pub mod bincount;
 pub mod clip;
 pub mod compare;
+pub mod cross;
 pub mod cumulative;
+pub mod cumulative_logsumexp;
 pub mod einsum;
 pub mod elementary;
 pub mod equality;
@@ -77,7 +79,9 @@ pub use batch_matmul_v1::batch_matmul_v1;
 pub use binary::{BinaryFns, BinaryOp};
 pub use clip::{clip_by_value, l2_loss};
 pub use compare::{equal, greater, greater_equal, less, less_equal};
+pub use cross::cross;
 pub use cumulative::{cumprod, cumprod_dyn, cumsum, cumsum_dyn};
+pub use cumulative_logsumexp::{cumulative_logsumexp, cumulative_logsumexp_dyn};
 pub use einsum::einsum;
 pub use elementary::{cos, expm1, log1p, sin, tan};
 pub use equality::not_equal;
@@ -136,6 +140,8 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         batch_matmul::DEFS,
         einsum::DEFS,
         cumulative::DEFS,
+        cross::DEFS,
+        cumulative_logsumexp::DEFS,
         clip::DEFS,
         top_k::DEFS,
         legacy::DEFS,
