@@ -1,0 +1,140 @@
+//! The linear algebra ops TensorFlow models use (Cholesky, CholeskyGrad,
+//! MatrixTriangularSolve, MatrixSolve, LogMatrixDeterminant) against TensorFlow 2.21: a
+//! graph TensorFlow built with its own gradient subgraphs (`tests/data/ops_nn8/*.pbtxt`, by
+//! `scripts/gen_ops_nn8.py`) imports, every output equals TensorFlow's (float32 and
+//! float64), the nodes TensorFlow's kernels refuse fail here with TensorFlow's code and
+//! message, the shape functions refuse the same static cases, and every gradient added
+//! matches finite differences.
+
+mod common;
+use common::{check_gradients, one, weighted};
+use tensorgraph::ops;
+use tensorgraph::{Code, Graph, Output, Scope, Tensor};
+
+const DIR: &str = "ops_nn8";
+
+fn c<T: tensorgraph::tensor::Element>(s: &Scope, shape: &[usize], v: Vec<T>) -> Output {
+    ops::constant(s, Tensor::new(shape, v).unwrap()).unwrap()
+}
+
+/// Cholesky (batched, empty, not positive definite: NaN in the lower triangle as TensorFlow
+/// 2.21, a NaN diagonal passing), CholeskyGrad, MatrixTriangularSolve (lower/upper ×
+/// adjoint, batch broadcasting both ways), MatrixSolve (adjoint), LogMatrixDeterminant
+/// (singular: sign 0 and log -inf; empty), and TensorFlow's gradient subgraphs of each
+/// (the triangular solve's summed over a broadcast batch): TensorFlow's values.
+#[test]
+fn solve_graph_runs_to_tensorflows_values() {
+    common::runs_to_tensorflows_values(DIR, "solve", 68);
+}
+
+/// Non-square, rank-1, mismatched batch and row inputs, a singular MatrixSolve: TensorFlow's
+/// code and first message line.
+#[test]
+fn solve_kernels_refuse_what_tensorflows_refuse_with_its_messages() {
+    common::refuses_as_tensorflow(DIR, "solve", 11, |_, m| m.to_string());
+}
+
+/// The part of a TensorFlow shape-function error before ` for '{{node ...`.
+fn build_error(name: &str, key: &str) -> String {
+    let exp = common::tf_json(DIR, name);
+    let m = exp["build_errors"][key].as_str().unwrap_or_else(|| panic!("{key}: no TensorFlow error"));
+    m.split(" for '{{node").next().unwrap().to_string()
+}
+
+fn ones(s: &Scope, shape: &[usize]) -> Output {
+    c(s, shape, vec![1.0f64; shape.iter().product()])
+}
+
+fn eye(s: &Scope, n: usize) -> Output {
+    c(s, &[n, n], (0..n * n).map(|i| if i % (n + 1) == 0 { 1.0f64 } else { 0.0 }).collect())
+}
+
+#[test]
+fn solve_shape_functions_refuse_what_tensorflows_refuse() {
+    let g = Graph::new();
+    let s = g.scope();
+    let cases: Vec<(&str, tensorgraph::Result<Output>)> = vec![
+        ("chol_square", ops::cholesky(&s, &ones(&s, &[3, 4]))),
+        ("chol_rank", ops::cholesky(&s, &ones(&s, &[2]))),
+        ("solve_rows", ops::matrix_solve(&s, &eye(&s, 3), &ones(&s, &[2, 1]), false)),
+        ("solve_batch", ops::matrix_solve(&s, &ones(&s, &[2, 3, 3]), &ones(&s, &[3, 3, 1]), false)),
+        ("trsolve_batch", ops::matrix_triangular_solve(&s, &ones(&s, &[2, 3, 3]), &ones(&s, &[3, 3, 1]), true, false)),
+        ("trsolve_rows", ops::matrix_triangular_solve(&s, &eye(&s, 3), &ones(&s, &[2, 1]), true, false)),
+        ("slogdet_square", ops::log_matrix_determinant(&s, &ones(&s, &[3, 4])).map(|r| r.1)),
+    ];
+    for (key, r) in cases {
+        let e = r.err().unwrap_or_else(|| panic!("{key}: built"));
+        assert_eq!(e.code, Code::InvalidArgument, "{key}: {e}");
+        let want = build_error("solve", key);
+        assert!(e.message.contains(&want), "{key}: got {:?}, TensorFlow {want:?}", e.message);
+    }
+    // Static shapes: the broadcast batch, the merged dims.
+    let t = ops::matrix_triangular_solve(&s, &ones(&s, &[3, 1, 4, 4]), &ones(&s, &[2, 4, 5]), true, false).unwrap();
+    assert_eq!(t.shape().to_vec(), Some(vec![3, 2, 4, 5]));
+    let (sign, log) = ops::log_matrix_determinant(&s, &ones(&s, &[2, 3, 3])).unwrap();
+    assert_eq!((sign.shape().to_vec(), log.shape().to_vec()), (Some(vec![2]), Some(vec![2])));
+}
+
+const TOL: f64 = 1e-6;
+
+/// `x·x^T + 3·I`: a symmetric positive-definite function of any `[..., 3, 3]` input.
+fn spd(s: &Scope, x: &Output) -> Output {
+    ops::add(
+        s,
+        &ops::batch_matmul(s, x, x, false, true).unwrap(),
+        &ops::mul(s, &eye(s, 3), &c(s, &[], vec![3.0f64])).unwrap(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn cholesky_gradient_matches_finite_differences() {
+    check_gradients(&[one(&[2, 3, 3], 80, -1.0, 1.0)], TOL, |s, x| {
+        weighted(s, &ops::cholesky(s, &spd(s, &x[0])).unwrap(), &[2, 3, 3], 81)
+    });
+}
+
+/// A well-conditioned triangular input: `x` plus 3 on the diagonal.
+fn diag_heavy(s: &Scope, x: &Output) -> Output {
+    ops::add(s, x, &ops::mul(s, &eye(s, 3), &c(s, &[], vec![3.0f64])).unwrap()).unwrap()
+}
+
+#[test]
+fn triangular_solve_gradients_match_finite_differences() {
+    for (i, (lower, adjoint)) in [(true, false), (true, true), (false, false), (false, true)].into_iter().enumerate() {
+        let seed = 90 + 3 * i as u64;
+        check_gradients(&[one(&[2, 3, 3], seed, -1.0, 1.0), one(&[2, 3, 2], seed + 1, -1.0, 1.0)], TOL, |s, x| {
+            let y = ops::matrix_triangular_solve(s, &diag_heavy(s, &x[0]), &x[1], lower, adjoint).unwrap();
+            weighted(s, &y, &[2, 3, 2], seed + 2)
+        });
+    }
+    // broadcast batches: [3, 3] against [2, 3, 2], and [2, 1, 3, 3] against [3, 3, 1]
+    check_gradients(&[one(&[3, 3], 100, -1.0, 1.0), one(&[2, 3, 2], 101, -1.0, 1.0)], TOL, |s, x| {
+        let y = ops::matrix_triangular_solve(s, &diag_heavy(s, &x[0]), &x[1], true, false).unwrap();
+        weighted(s, &y, &[2, 3, 2], 102)
+    });
+    check_gradients(&[one(&[2, 1, 3, 3], 103, -1.0, 1.0), one(&[3, 3, 1], 104, -1.0, 1.0)], TOL, |s, x| {
+        let y = ops::matrix_triangular_solve(s, &diag_heavy(s, &x[0]), &x[1], false, true).unwrap();
+        weighted(s, &y, &[2, 3, 3, 1], 105)
+    });
+}
+
+#[test]
+fn matrix_solve_gradients_match_finite_differences() {
+    for (i, adjoint) in [false, true].into_iter().enumerate() {
+        let seed = 110 + 3 * i as u64;
+        check_gradients(&[one(&[2, 3, 3], seed, -1.0, 1.0), one(&[2, 3, 2], seed + 1, -1.0, 1.0)], TOL, |s, x| {
+            let y = ops::matrix_solve(s, &diag_heavy(s, &x[0]), &x[1], adjoint).unwrap();
+            weighted(s, &y, &[2, 3, 2], seed + 2)
+        });
+    }
+}
+
+#[test]
+fn log_matrix_determinant_gradient_matches_finite_differences() {
+    check_gradients(&[one(&[2, 3, 3], 120, -1.0, 1.0)], TOL, |s, x| {
+        // a negative determinant too: the sign is piecewise constant, the log smooth
+        let m = ops::mul(s, &diag_heavy(s, &x[0]), &c(s, &[2, 1, 1], vec![1.0f64, -1.0])).unwrap();
+        weighted(s, &ops::log_matrix_determinant(s, &m).unwrap().1, &[2], 121)
+    });
+}
