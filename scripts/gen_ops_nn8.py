@@ -127,6 +127,87 @@ def decomp(outs, errs):
     errs["qr_rank"] = tf.raw_ops.Qr(input=dyn([1.0, 2.0]))[0]
 
 
+def svd(outs, errs):
+    """Svd (deep, square and wide; compute_uv, full_matrices; float32 and float64): the
+    singular values, the sign-free parts of the singular vectors (their squares, and
+    U·diag(s)·V^H), TensorFlow's gradients of sign-free losses (compute_uv true and false);
+    and its errors. The columns of U and V are unique only up to sign, so tests/ops_nn8.rs
+    checks their orthonormality itself."""
+    rng = np.random.RandomState(19)
+    dyn = lambda v, dtype=tf.float32: tf.placeholder_with_default(tf.constant(v, dtype), None)  # noqa: E731
+    shapes = {"deep": [2, 4, 3], "square": [3, 3], "wide": [3, 5]}
+    vals = {k: rng.uniform(-1, 1, v) for k, v in shapes.items()}
+    for dt in [tf.float32, tf.float64]:
+        n = dt.name
+        for k, v in vals.items():
+            x = dyn(v, dt)
+            outs[f"svd_{k}_s_only_{n}"] = tf.linalg.svd(x, compute_uv=False)
+            for full in [False, True]:
+                s, u, w = tf.linalg.svd(x, full_matrices=full)
+                outs[f"svd_{k}_{full:d}_s_{n}"] = s
+                p = min(v.shape[-2:])
+                outs[f"svd_{k}_{full:d}_usv_{n}"] = tf.matmul(u[..., :, :p] * s[..., None, :], w[..., :, :p],
+                                                               adjoint_b=True)
+                outs[f"svd_{k}_{full:d}_u2_{n}"] = tf.square(u[..., :, :p])
+                outs[f"svd_{k}_{full:d}_v2_{n}"] = tf.square(w[..., :, :p])
+            xs = tf.placeholder_with_default(tf.constant(v, dt), v.shape)
+            s, u, w = tf.linalg.svd(xs)
+            loss = (tf.reduce_sum(s * tf.constant(rng.uniform(-1, 1, s.shape), dt)) +
+                    tf.reduce_sum(tf.square(u) * tf.constant(rng.uniform(-1, 1, u.shape), dt)) +
+                    tf.reduce_sum(tf.square(w) * tf.constant(rng.uniform(-1, 1, w.shape), dt)))
+            outs[f"svd_grad_{k}_{n}"] = tf.gradients(loss, xs)[0]
+            s0 = tf.linalg.svd(xs, compute_uv=False)
+            outs[f"svd_grad_s_only_{k}_{n}"] = tf.gradients(tf.reduce_sum(s0 * tf.constant(rng.uniform(-1, 1, s0.shape),
+                                                                                             dt)), xs)[0]
+    errs["svd_rank"] = tf.raw_ops.Svd(input=dyn([1.0, 2.0]))[0]
+
+
+def sparse(outs, errs):
+    """SparseTensorDenseMatMul (adjoint_a, adjoint_b; int32 and int64 indices, unsorted and
+    repeated indices; float32, float64, int32, float16, bfloat16: TensorFlow has no int64 kernel) with TensorFlow's gradient,
+    and its kernel's errors."""
+    rng = np.random.RandomState(20)
+    dyn = lambda v, dtype=tf.float32: tf.placeholder_with_default(tf.constant(v, dtype), None)  # noqa: E731
+    idx = [[0, 1], [2, 3], [1, 0], [2, 0], [0, 1]]  # unsorted, one repeated
+    for dt in [tf.float32, tf.float64, tf.int32, tf.float16, tf.bfloat16]:
+        n = dt.name
+        vals = rng.uniform(-2, 2, [5]) if dt.is_floating else rng.randint(-5, 5, [5])
+        bv = rng.uniform(-2, 2, [4, 2]) if dt.is_floating else rng.randint(-5, 5, [4, 2])
+        for adj_a in [False, True]:
+            for adj_b in [False, True]:
+                a_shape = [4, 3] if adj_a else [3, 4]
+                ii = [[c, r] for r, c in idx] if adj_a else idx
+                b = bv.T if adj_b else bv
+                outs[f"spmm_{adj_a:d}{adj_b:d}_{n}"] = tf.raw_ops.SparseTensorDenseMatMul(
+                    a_indices=dyn(ii, tf.int64), a_values=dyn(vals, dt), a_shape=dyn(a_shape, tf.int64),
+                    b=dyn(b, dt), adjoint_a=adj_a, adjoint_b=adj_b)
+        outs[f"spmm_i32_{n}"] = tf.raw_ops.SparseTensorDenseMatMul(
+            a_indices=dyn(idx, tf.int32), a_values=dyn(vals, dt), a_shape=[3, 4], b=dyn(bv, dt))
+    for dt in [tf.float32, tf.float64]:
+        n = dt.name
+        v = dyn(rng.uniform(-2, 2, [5]), dt)
+        for adj_a in [False, True]:
+            for adj_b in [False, True]:
+                a_shape = [4, 3] if adj_a else [3, 4]
+                ii = [[c, r] for r, c in idx] if adj_a else idx
+                b = dyn(rng.uniform(-2, 2, [2, 4] if adj_b else [4, 2]), dt)
+                sp = tf.SparseTensor(tf.constant(ii, tf.int64), v, a_shape)
+                y = tf.sparse.sparse_dense_matmul(sp, b, adjoint_a=adj_a, adjoint_b=adj_b)
+                gv, gb = tf.gradients(tf.reduce_sum(y * tf.constant(rng.uniform(-1, 1, [3, 2]), dt)), [v, b])
+                outs[f"spmm_grad_values_{adj_a:d}{adj_b:d}_{n}"], outs[f"spmm_grad_b_{adj_a:d}{adj_b:d}_{n}"] = gv, gb
+    f = lambda i, v, s, b, **k: tf.raw_ops.SparseTensorDenseMatMul(  # noqa: E731
+        a_indices=dyn(i, tf.int64), a_values=dyn(v), a_shape=dyn(s, tf.int64), b=dyn(b), **k)
+    b = np.ones([4, 2])
+    errs["spmm_inner"] = f(idx, np.ones(5), [3, 5], b)
+    errs["spmm_row_range"] = f([[0, 1], [3, 0]], np.ones(2), [3, 4], b)
+    errs["spmm_col_range"] = f([[0, 1], [1, 4]], np.ones(2), [3, 4], b)
+    errs["spmm_negative"] = f([[0, 1], [-1, 0]], np.ones(2), [3, 4], b)
+    errs["spmm_nnz"] = f(idx, np.ones(4), [3, 4], b)
+    errs["spmm_shape_len"] = f(idx, np.ones(5), [3, 4, 1], b)
+    errs["spmm_b_rank"] = f(idx, np.ones(5), [3, 4], np.ones([4]))
+    errs["spmm_idx_cols"] = f([[0, 1, 0]], np.ones(1), [3, 4], b)
+
+
 def decomp_build_errors():
     c = tf.constant
     return nn4.run_build_errors({
@@ -150,6 +231,8 @@ def solve_build_errors():
 def main():
     nn4.write("solve", solve, solve_build_errors)
     nn4.write("decomp", decomp, decomp_build_errors)
+    nn4.write("svd", svd, dict)
+    nn4.write("sparse", sparse, dict)
 
 
 if __name__ == "__main__":

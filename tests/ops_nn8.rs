@@ -138,3 +138,44 @@ fn log_matrix_determinant_gradient_matches_finite_differences() {
         weighted(s, &ops::log_matrix_determinant(s, &m).unwrap().1, &[2], 121)
     });
 }
+
+/// Qr (deep, square and wide, with and without full_matrices; float32, float64, float16;
+/// an empty batch) and TensorFlow's gradient subgraphs of it: TensorFlow's values, so
+/// Eigen's signs of `R`'s diagonal and `Q`'s columns.
+#[test]
+fn decomposition_graph_runs_to_tensorflows_values() {
+    common::runs_to_tensorflows_values(DIR, "decomp", 44);
+    common::refuses_as_tensorflow(DIR, "decomp", 1, |_, m| m.to_string());
+    let g = Graph::new();
+    let s = g.scope();
+    let e = ops::qr(&s, &ones(&s, &[2]), false).err().expect("built");
+    assert!(e.message.contains(&build_error("decomp", "qr_rank")), "{e}");
+    let (q, r) = ops::qr(&s, &ones(&s, &[2, 5, 3]), true).unwrap();
+    assert_eq!((q.shape().to_vec(), r.shape().to_vec()), (Some(vec![2, 5, 5]), Some(vec![2, 5, 3])));
+}
+
+#[test]
+fn qr_gradients_match_finite_differences() {
+    for (i, shape) in [[2, 4, 3], [2, 3, 3], [2, 3, 5]].into_iter().enumerate() {
+        let seed = 130 + 4 * i as u64;
+        check_gradients(&[one(&shape, seed, -1.0, 1.0)], TOL, |s, x| {
+            let (q, r) = ops::qr(s, &x[0], false).unwrap();
+            let (qs, rs) = (q.shape().to_vec().unwrap(), r.shape().to_vec().unwrap());
+            ops::add(
+                s,
+                &weighted(s, &q, &qs, seed + 1),
+                &ops::reduce_sum(s, &weighted(s, &r, &rs, seed + 2), None, false).unwrap(),
+            )
+            .unwrap()
+        });
+    }
+    // full_matrices with more rows than columns: TensorFlow's NotImplementedError.
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ones(&s, &[4, 3]);
+    let (q, _) = ops::qr(&s, &x, true).unwrap();
+    let e = tensorgraph::train::gradients(std::slice::from_ref(&q), std::slice::from_ref(&x), None)
+        .err()
+        .expect("a gradient");
+    assert_eq!(e.code, Code::Unimplemented, "{e}");
+}

@@ -53,6 +53,7 @@ pub mod matmul;
 pub mod matrix_solve;
 pub mod pow_diff;
 mod prod_grad;
+pub mod qr;
 mod reduce_builders;
 pub mod reduction;
 pub mod rounding;
@@ -94,6 +95,7 @@ pub use logical::{logical_and, logical_not, logical_or};
 pub use matmul::{matmul, matmul_t};
 pub use matrix_solve::matrix_solve;
 pub use pow_diff::{div_no_nan, pow, squared_difference};
+pub use qr::qr;
 pub use reduce_builders::{
     reduce_all, reduce_any, reduce_euclidean_norm, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum,
 };
@@ -137,6 +139,7 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         cholesky::DEFS,
         triangular_solve::DEFS,
         matrix_solve::DEFS,
+        qr::DEFS,
         sparse_segment::DEFS,
         logical::DEFS,
         select::DEFS,
