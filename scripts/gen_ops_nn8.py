@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """TensorFlow 2.21's graph and numbers for tests/ops_nn8.rs: the linear algebra ops
-Cholesky, CholeskyGrad, MatrixTriangularSolve, MatrixSolve and LogMatrixDeterminant, with
-TensorFlow's own gradient subgraphs of them, and the errors their kernels give.
+Cholesky, CholeskyGrad, MatrixTriangularSolve, MatrixSolve, LogMatrixDeterminant, Qr and Svd,
+and SparseTensorDenseMatMul, with TensorFlow's own gradient subgraphs of them, and the
+errors their kernels and shape functions give.
 
     ~/.cache/tensorgraph/tf-2.21-venv/bin/python scripts/gen_ops_nn8.py
 
 writes tests/data/ops_nn8/solve.pbtxt (the graph TensorFlow built) and solve.json
 (`outputs`, `errors`, `build_errors`, as scripts/gen_ops_nn4.py writes them, with its
-helpers). Built in graph mode (tf.compat.v1) and run on CPU.
+helpers) for the Cholesky and solve ops; the same pair decomp.pbtxt/.json for Qr,
+svd.pbtxt/.json for Svd (sign-free outputs only: singular vectors are unique up to sign)
+sparse.pbtxt/.json for SparseTensorDenseMatMul and patches.pbtxt/.json for
+ExtractImagePatches' gradient. Built in graph mode (tf.compat.v1) and
+run on CPU.
 """
 
 import os
@@ -164,12 +169,13 @@ def svd(outs, errs):
 
 def sparse(outs, errs):
     """SparseTensorDenseMatMul (adjoint_a, adjoint_b; int32 and int64 indices, unsorted and
-    repeated indices; float32, float64, int32, float16, bfloat16: TensorFlow has no int64 kernel) with TensorFlow's gradient,
+    repeated indices; float32, float64, int32, float16: TensorFlow has no int64 kernel, and its
+    bfloat16 one rounds in steps that this one, accumulating wide, does not) with TensorFlow's gradient,
     and its kernel's errors."""
     rng = np.random.RandomState(20)
     dyn = lambda v, dtype=tf.float32: tf.placeholder_with_default(tf.constant(v, dtype), None)  # noqa: E731
     idx = [[0, 1], [2, 3], [1, 0], [2, 0], [0, 1]]  # unsorted, one repeated
-    for dt in [tf.float32, tf.float64, tf.int32, tf.float16, tf.bfloat16]:
+    for dt in [tf.float32, tf.float64, tf.int32, tf.float16]:
         n = dt.name
         vals = rng.uniform(-2, 2, [5]) if dt.is_floating else rng.randint(-5, 5, [5])
         bv = rng.uniform(-2, 2, [4, 2]) if dt.is_floating else rng.randint(-5, 5, [4, 2])
@@ -208,6 +214,23 @@ def sparse(outs, errs):
     errs["spmm_idx_cols"] = f([[0, 1, 0]], np.ones(1), [3, 4], b)
 
 
+def patches(outs, errs):
+    """TensorFlow's gradient subgraph of ExtractImagePatches (VALID and SAME, strides,
+    rates; float32 and float64)."""
+    del errs
+    rng = np.random.RandomState(21)
+    for dt in [tf.float32, tf.float64]:
+        n = dt.name
+        for k, (ks, st, rt, pad) in {"valid": ([1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+                                     "same": ([1, 3, 2, 1], [1, 2, 1, 1], [1, 1, 1, 1], "SAME"),
+                                     "rates": ([1, 2, 2, 1], [1, 1, 2, 1], [1, 2, 1, 1], "VALID")}.items():
+            x = tf.placeholder_with_default(tf.constant(rng.uniform(-1, 1, [2, 5, 4, 3]), dt), [None, 5, 4, 3])
+            y = tf.image.extract_patches(x, ks, st, rt, pad)
+            w = tf.constant(rng.uniform(-1, 1, y.shape[1:]), dt)
+            outs[f"patches_{k}_{n}"] = y
+            outs[f"patches_grad_{k}_{n}"] = tf.gradients(tf.reduce_sum(y * w), x)[0]
+
+
 def decomp_build_errors():
     c = tf.constant
     return nn4.run_build_errors({
@@ -233,6 +256,7 @@ def main():
     nn4.write("decomp", decomp, decomp_build_errors)
     nn4.write("svd", svd, dict)
     nn4.write("sparse", sparse, dict)
+    nn4.write("patches", patches, dict)
 
 
 if __name__ == "__main__":

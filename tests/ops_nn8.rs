@@ -1,5 +1,6 @@
-//! The linear algebra ops TensorFlow models use (Cholesky, CholeskyGrad,
-//! MatrixTriangularSolve, MatrixSolve, LogMatrixDeterminant) against TensorFlow 2.21: a
+//! The linear algebra and sparse ops TensorFlow models use (Cholesky, CholeskyGrad,
+//! MatrixTriangularSolve, MatrixSolve, LogMatrixDeterminant, Qr, Svd,
+//! SparseTensorDenseMatMul) against TensorFlow 2.21: a
 //! graph TensorFlow built with its own gradient subgraphs (`tests/data/ops_nn8/*.pbtxt`, by
 //! `scripts/gen_ops_nn8.py`) imports, every output equals TensorFlow's (float32 and
 //! float64), the nodes TensorFlow's kernels refuse fail here with TensorFlow's code and
@@ -148,7 +149,7 @@ fn decomposition_graph_runs_to_tensorflows_values() {
     common::refuses_as_tensorflow(DIR, "decomp", 1, |_, m| m.to_string());
     let g = Graph::new();
     let s = g.scope();
-    let e = ops::qr(&s, &ones(&s, &[2]), false).err().expect("built");
+    let e = ops::qr(&s, &ones(&s, &[2]), false).err().unwrap_or_else(|| panic!("built"));
     assert!(e.message.contains(&build_error("decomp", "qr_rank")), "{e}");
     let (q, r) = ops::qr(&s, &ones(&s, &[2, 5, 3]), true).unwrap();
     assert_eq!((q.shape().to_vec(), r.shape().to_vec()), (Some(vec![2, 5, 5]), Some(vec![2, 5, 3])));
@@ -176,6 +177,137 @@ fn qr_gradients_match_finite_differences() {
     let (q, _) = ops::qr(&s, &x, true).unwrap();
     let e = tensorgraph::train::gradients(std::slice::from_ref(&q), std::slice::from_ref(&x), None)
         .err()
-        .expect("a gradient");
+        .unwrap_or_else(|| panic!("a gradient"));
     assert_eq!(e.code, Code::Unimplemented, "{e}");
+}
+
+/// Svd (deep, square and wide; compute_uv; full_matrices; float32 and float64): TensorFlow's
+/// singular values and the sign-free parts of its singular vectors (squares, `U·S·V^H`),
+/// and TensorFlow's gradients of sign-free losses. The signs of the columns of U and V are
+/// not unique (Eigen's and this kernel's differ): checked here by orthonormality and
+/// reconstruction instead.
+#[test]
+fn svd_graph_runs_to_tensorflows_values() {
+    common::runs_to_tensorflows_values(DIR, "svd", 66);
+    common::refuses_as_tensorflow(DIR, "svd", 1, |_, m| m.to_string());
+}
+
+#[test]
+fn svd_vectors_are_orthonormal_and_reconstruct_the_input() {
+    for (shape, full) in
+        [([2, 4, 3], false), ([2, 4, 3], true), ([2, 3, 5], false), ([2, 3, 5], true), ([2, 3, 3], false)]
+    {
+        let g = Graph::new();
+        let s = g.scope();
+        let (m, n) = (shape[1], shape[2]);
+        let vals = common::values(shape.iter().product(), 7, -1.0, 1.0);
+        let x = c(&s, &shape, vals.clone());
+        let (sv, u, v) = ops::svd(&s, &x, true, full).unwrap();
+        let sess = tensorgraph::Session::new(&g).unwrap();
+        let r = sess.run(&[], &[&sv, &u, &v], &[]).unwrap();
+        let (sv, u, v) = (r[0].to_f64_vec().unwrap(), r[1].to_f64_vec().unwrap(), r[2].to_f64_vec().unwrap());
+        let p = m.min(n);
+        let (pu, pv) = if full { (m, n) } else { (p, p) };
+        assert_eq!(r[1].shape(), &[2, m, pu]);
+        assert_eq!(r[2].shape(), &[2, n, pv]);
+        for b in 0..2 {
+            let (ub, vb, sb) = (&u[b * m * pu..][..m * pu], &v[b * n * pv..][..n * pv], &sv[b * p..][..p]);
+            assert!(sb.windows(2).all(|w| w[0] >= w[1]), "descending: {sb:?}");
+            for (w, rows, cols) in [(ub, m, pu), (vb, n, pv)] {
+                for i in 0..cols {
+                    for j in 0..cols {
+                        let d: f64 = (0..rows).map(|k| w[k * cols + i] * w[k * cols + j]).sum();
+                        assert!((d - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12, "{shape:?} full={full}: {d}");
+                    }
+                }
+            }
+            for i in 0..m {
+                for j in 0..n {
+                    let y: f64 = (0..p).map(|k| ub[i * pu + k] * sb[k] * vb[j * pv + k]).sum();
+                    assert!((y - vals[b * m * n + i * n + j]).abs() < 1e-12, "{shape:?}: reconstruction");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn svd_gradients_match_finite_differences() {
+    for (i, shape) in [[2, 4, 3], [2, 3, 3], [2, 3, 5]].into_iter().enumerate() {
+        let seed = 150 + 5 * i as u64;
+        check_gradients(&[one(&shape, seed, -1.0, 1.0)], 1e-5, |s, x| {
+            let (sv, u, v) = ops::svd(s, &x[0], true, false).unwrap();
+            let shape_of = |t: &Output| t.shape().to_vec().unwrap();
+            // sign-free: the columns' signs cancel in their squares
+            let sum = |t: &Output, k: u64| {
+                let sq = ops::mul(s, t, t).unwrap();
+                ops::reduce_sum(s, &weighted(s, &sq, &shape_of(t), seed + k), None, false).unwrap()
+            };
+            let loss = ops::add(s, &sum(&u, 1), &sum(&v, 2)).unwrap();
+            ops::add(s, &weighted(s, &sv, &shape_of(&sv), seed + 3), &loss).unwrap()
+        });
+        check_gradients(&[one(&shape, seed + 4, -1.0, 1.0)], 1e-5, |s, x| {
+            let (sv, _, _) = ops::svd(s, &x[0], false, false).unwrap();
+            weighted(s, &sv, &sv.shape().to_vec().unwrap(), seed)
+        });
+    }
+}
+
+/// SparseTensorDenseMatMul (adjoint_a × adjoint_b; int32 and int64 indices, unsorted and
+/// repeated; float32, float64, int32, float16) and TensorFlow's gradient subgraph
+/// of it: TensorFlow's values; its kernel's errors (inner dimensions, indices out of range,
+/// negative, shapes).
+#[test]
+fn sparse_graph_runs_to_tensorflows_values() {
+    common::runs_to_tensorflows_values(DIR, "sparse", 36);
+    common::refuses_as_tensorflow(DIR, "sparse", 8, |_, m| m.to_string());
+}
+
+#[test]
+fn sparse_dense_matmul_gradients_match_finite_differences() {
+    for (i, (adj_a, adj_b)) in [(false, false), (true, false), (false, true), (true, true)].into_iter().enumerate() {
+        let seed = 170 + 3 * i as u64;
+        let b_shape = if adj_b { [2, 4] } else { [4, 2] };
+        check_gradients(&[one(&[5], seed, -1.0, 1.0), one(&b_shape, seed + 1, -1.0, 1.0)], TOL, |s, x| {
+            let idx: Vec<i64> =
+                if adj_a { vec![1, 0, 3, 2, 0, 1, 0, 2, 1, 0] } else { vec![0, 1, 2, 3, 1, 0, 2, 0, 0, 1] };
+            let shape: Vec<i64> = if adj_a { vec![4, 3] } else { vec![3, 4] };
+            let y = ops::sparse_tensor_dense_mat_mul(
+                s,
+                &c(s, &[5, 2], idx),
+                &x[0],
+                &c(s, &[2], shape),
+                &x[1],
+                adj_a,
+                adj_b,
+            )
+            .unwrap();
+            weighted(s, &y, &[3, 2], seed + 2)
+        });
+    }
+}
+
+/// TensorFlow's gradient subgraph of ExtractImagePatches (VALID, SAME, strides, rates;
+/// float32 and float64; an unknown batch): TensorFlow's values.
+#[test]
+fn patches_gradient_graph_runs_to_tensorflows_values() {
+    common::runs_to_tensorflows_values(DIR, "patches", 12);
+}
+
+#[test]
+fn extract_image_patches_gradient_matches_finite_differences() {
+    type Window = ([i64; 4], [i64; 4], [i64; 4], &'static str);
+    let cases: [Window; 3] = [
+        ([1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+        ([1, 3, 2, 1], [1, 2, 1, 1], [1, 1, 1, 1], "SAME"),
+        ([1, 2, 2, 1], [1, 1, 2, 1], [1, 2, 1, 1], "VALID"),
+    ];
+    for (i, (k, st, r, pad)) in cases.into_iter().enumerate() {
+        let seed = 190 + 2 * i as u64;
+        check_gradients(&[one(&[2, 5, 4, 3], seed, -1.0, 1.0)], TOL, |s, x| {
+            let y = ops::extract_image_patches(s, &x[0], k, st, r, pad).unwrap();
+            let shape = y.shape().to_vec().unwrap();
+            weighted(s, &y, &shape, seed + 1)
+        });
+    }
 }

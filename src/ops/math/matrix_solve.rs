@@ -90,7 +90,7 @@ impl Kernel for SolveKernel {
                 }
             }
             let (perm, _) = lu(&mut m, n);
-            if (0..n).any(|j| !(m[j * n + j].abs() > 0.0)) {
+            if (0..n).any(|j| m[j * n + j].is_nan() || m[j * n + j] == 0.0) {
                 return Err(Error::invalid_argument("Input matrix is not invertible."));
             }
             // P·A = L·U: x = U⁻¹·L⁻¹·(P·b).

@@ -60,8 +60,10 @@ pub mod rounding;
 pub mod segment_reduce;
 pub mod select;
 pub mod select_v1;
+pub mod sparse_matmul;
 pub mod sparse_segment;
 pub mod special;
+pub mod svd;
 pub mod top_k;
 pub mod triangular_solve;
 pub mod trig;
@@ -104,8 +106,10 @@ pub use rounding::{abs, ceil, floor, rint, round, sign};
 pub use segment_reduce::segment_reduce;
 pub use select::where_v2;
 pub use select_v1::select_v1;
+pub use sparse_matmul::sparse_tensor_dense_mat_mul;
 pub use sparse_segment::{sparse_segment, sparse_segment_grad};
 pub use special::{erf, erfc, erfinv, ndtri};
+pub use svd::svd;
 pub use top_k::top_k;
 pub use triangular_solve::matrix_triangular_solve;
 pub use trig::{acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh};
@@ -140,6 +144,8 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         triangular_solve::DEFS,
         matrix_solve::DEFS,
         qr::DEFS,
+        svd::DEFS,
+        sparse_matmul::DEFS,
         sparse_segment::DEFS,
         logical::DEFS,
         select::DEFS,
