@@ -32,6 +32,7 @@ pub mod dilation;
 mod fused;
 mod fused_depthwise;
 pub mod patches;
+mod patches_grad;
 
 pub use argmax_pool::max_pool_with_argmax;
 pub use depthwise::{

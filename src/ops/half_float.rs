@@ -106,6 +106,7 @@ pub(crate) const COMPUTED_IN_FLOAT: &[&str] = &[
     "Neg",
     "Pow",
     "Prod",
+    "Qr",
     "RealDiv",
     "Reciprocal",
     "ReciprocalGrad",

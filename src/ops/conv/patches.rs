@@ -6,7 +6,7 @@ use super::dilation::{same_padding, spatial4, windowed};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::ops::kernels::{Num, NUMBERS_AND_SMALL_INTS};
-use crate::ops::{InferCtx, Kernel, KernelCtx, RegisteredOp};
+use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 pub(in crate::ops) static DEFS: &[&dyn RegisteredOp] = &[&ExtractImagePatches];
@@ -38,8 +38,9 @@ impl Win {
 /// `images [N, H, W, D]` (int8, int16, int32, int64, uint8, uint16, float32, float64) to
 /// `[N, OH, OW, KH * KW * D]`, each output pixel the window's taps in row, column, channel
 /// order. Errors: TensorFlow's `Shape must be rank 4`, `Computed output size would be
-/// negative`, and attr messages. No gradient here (TensorFlow builds one from
-/// `SparseTensorDenseMatMul`, which tensorgraph does not have).
+/// negative`, and attr messages. Gradient: TensorFlow's (`patches_grad.rs`: an
+/// `UnsortedSegmentSum` over the patches of the pixel numbers), for static height, width
+/// and depth.
 pub struct ExtractImagePatches;
 
 impl RegisteredOp for ExtractImagePatches {
@@ -64,6 +65,9 @@ impl RegisteredOp for ExtractImagePatches {
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let f = crate::dispatch_numeric!(node.attr_type("T")?, "ExtractImagePatches", small_ints, T => patches::<T> as PatchFn);
         Ok(Box::new(PatchKernel { win: Win::of(node)?, f }))
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        super::patches_grad::extract_image_patches_grad(ctx)
     }
 }
 

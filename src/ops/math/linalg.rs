@@ -1,5 +1,6 @@
-//! `MatrixInverse` and `MatrixDeterminant` (`tf.linalg.inv`, `tf.linalg.det`): batched square
-//! matrices through an LU decomposition with partial pivoting, as TensorFlow's Eigen kernels.
+//! `MatrixInverse`, `MatrixDeterminant` and `LogMatrixDeterminant` (`tf.linalg.inv`,
+//! `tf.linalg.det`, `tf.linalg.slogdet`): batched square matrices through an LU
+//! decomposition with partial pivoting, as TensorFlow's Eigen kernels.
 
 use super::arithmetic::{mul, neg};
 use super::batch_matmul::batch_matmul;
@@ -9,14 +10,14 @@ use crate::ops::array::expand_dims;
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
-pub(super) static DEFS: &[&dyn RegisteredOp] = &[&MatrixInverse, &MatrixDeterminant];
+pub(super) static DEFS: &[&dyn RegisteredOp] = &[&MatrixInverse, &MatrixDeterminant, &LogMatrixDeterminant];
 
 /// The dtypes with kernels here (TensorFlow's also take half and complex).
-const FLOATS: &[DType] = &[DType::Float, DType::Double];
+pub(super) const FLOATS: &[DType] = &[DType::Float, DType::Double];
 
 /// Shape checks shared by both ops: rank ≥ 2, square (`cols_first`: the message names the
 /// columns first, as `MatrixDeterminant`'s shape function). Returns the shape.
-fn infer_square(ctx: &InferCtx, cols_first: bool) -> Result<Option<Vec<Option<usize>>>> {
+pub(super) fn infer_square(ctx: &InferCtx, cols_first: bool) -> Result<Option<Vec<Option<usize>>>> {
     ctx.expect_inputs(1)?;
     ctx.check_type_attr("T", 0)?;
     ctx.check_dtype(0, FLOATS)?;
@@ -39,7 +40,7 @@ fn infer_square(ctx: &InferCtx, cols_first: bool) -> Result<Option<Vec<Option<us
 }
 
 /// The batched matrices of `x` as (batch count, side), after TensorFlow's checks.
-fn square(x: &Tensor) -> Result<(usize, usize)> {
+pub(super) fn square(x: &Tensor) -> Result<(usize, usize)> {
     let d = x.shape();
     if d.len() < 2 {
         return Err(Error::invalid_argument(format!("Input tensor 0 must have rank >= 2, got {}", d.len())));
@@ -53,7 +54,7 @@ fn square(x: &Tensor) -> Result<(usize, usize)> {
 
 /// LU with partial pivoting of the `n × n` row-major `a`, in place: (row permutation,
 /// sign of the permutation).
-fn lu(a: &mut [f64], n: usize) -> (Vec<usize>, f64) {
+pub(super) fn lu(a: &mut [f64], n: usize) -> (Vec<usize>, f64) {
     let mut perm: Vec<usize> = (0..n).collect();
     let mut sign = 1.0;
     for k in 0..n {
@@ -196,6 +197,69 @@ impl Kernel for DeterminantKernel {
             .collect();
         Ok(vec![Tensor::from_f64(x.dtype(), &x.shape()[..x.rank() - 2], &dets)?])
     }
+}
+
+/// `LogMatrixDeterminant(input)` (`tf.linalg.slogdet`): for each square matrix of `input`
+/// (`[..., M, M]`, float32/float64) the sign of its determinant and the log of its absolute
+/// value, both shaped `[...]` (1 and 0 for an empty matrix). As TensorFlow's kernel, a
+/// determinant whose log is not finite (a singular matrix, an overflow, a NaN) gives sign 0
+/// and log `-inf` (`+inf` for an overflow). Errors as [`MatrixDeterminant`]. Gradient
+/// (TensorFlow's, of the log only): `grad · inverse(input)^H`.
+pub struct LogMatrixDeterminant;
+
+impl RegisteredOp for LogMatrixDeterminant {
+    fn op_type(&self) -> &'static str {
+        "LogMatrixDeterminant"
+    }
+    fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
+        let s = infer_square(ctx, true)?.map_or_else(Shape::unknown, |d| Shape::partial(&d[..d.len() - 2]));
+        Ok(vec![(ctx.dtype(0), s.clone()), (ctx.dtype(0), s)])
+    }
+    fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(LogDeterminantKernel))
+    }
+    fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
+        let s = ctx.scope;
+        let a_adj_inv = matrix_inverse(s, &ctx.inputs[0], true)?;
+        let multipliers = expand_dims(s, &expand_dims(s, &ctx.grad(1)?, -1)?, -1)?;
+        Ok(vec![Some(mul(s, &multipliers, &a_adj_inv)?)])
+    }
+}
+
+struct LogDeterminantKernel;
+
+impl Kernel for LogDeterminantKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let x = ctx.input(0);
+        let (batch, n) = square(x)?;
+        let v = x.to_f64_vec()?;
+        let (mut signs, mut logs) = (Vec::with_capacity(batch), Vec::with_capacity(batch));
+        for b in 0..batch {
+            let mut a: Vec<f64> = v[b * n * n..(b + 1) * n * n].to_vec();
+            let (_, mut sign) = lu(&mut a, n);
+            let mut log = 0.0;
+            for i in 0..n {
+                let d = a[i * n + i];
+                log += d.abs().ln();
+                sign *= d / d.abs();
+            }
+            if !log.is_finite() {
+                sign = 0.0;
+                log = if log > 0.0 { f64::INFINITY } else { f64::NEG_INFINITY };
+            }
+            signs.push(sign);
+            logs.push(log);
+        }
+        let shape = &x.shape()[..x.rank() - 2];
+        Ok(vec![Tensor::from_f64(x.dtype(), shape, &signs)?, Tensor::from_f64(x.dtype(), shape, &logs)?])
+    }
+}
+
+/// `tf.linalg.slogdet(input)`: op `LogMatrixDeterminant`, default name
+/// `LogMatrixDeterminant`; returns (sign, log_abs_determinant). See [`LogMatrixDeterminant`].
+pub fn log_matrix_determinant(s: &Scope, input: &Output) -> Result<(Output, Output)> {
+    let op = s.op("LogMatrixDeterminant", "LogMatrixDeterminant").input(input).attr("T", input.dtype()).build()?;
+    Ok((op.output(0)?, op.output(1)?))
 }
 
 /// `tf.linalg.inv(input, adjoint)`: op `MatrixInverse`, default name `MatrixInverse`. See

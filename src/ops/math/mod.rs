@@ -35,6 +35,7 @@ pub mod batch_matmul;
 pub mod batch_matmul_v1;
 pub mod binary;
 pub mod bincount;
+pub mod cholesky;
 pub mod clip;
 pub mod compare;
 pub mod cross;
@@ -51,17 +52,22 @@ pub mod legacy;
 pub mod linalg;
 pub mod logical;
 pub mod matmul;
+pub mod matrix_solve;
 pub mod pow_diff;
 mod prod_grad;
+pub mod qr;
 mod reduce_builders;
 pub mod reduction;
 pub mod rounding;
 pub mod segment_reduce;
 pub mod select;
 pub mod select_v1;
+pub mod sparse_matmul;
 pub mod sparse_segment;
 pub mod special;
+pub mod svd;
 pub mod top_k;
+pub mod triangular_solve;
 pub mod trig;
 pub mod truncate;
 pub mod unary;
@@ -77,6 +83,7 @@ pub use arithmetic::{add, add_n, div, floor_div, floor_mod, maximum, minimum, mu
 pub use batch_matmul::batch_matmul;
 pub use batch_matmul_v1::batch_matmul_v1;
 pub use binary::{BinaryFns, BinaryOp};
+pub use cholesky::{cholesky, cholesky_grad};
 pub use clip::{clip_by_value, l2_loss};
 pub use compare::{equal, greater, greater_equal, less, less_equal};
 pub use cross::cross;
@@ -89,10 +96,12 @@ pub use float_class::{is_finite, is_inf, is_nan};
 pub use functions::{exp, log, reciprocal, rsqrt, sqrt, square};
 pub use gamma::{digamma, lgamma, polygamma, zeta};
 pub use legacy::{add_v1, div_v1, inv};
-pub use linalg::{matrix_determinant, matrix_inverse};
+pub use linalg::{log_matrix_determinant, matrix_determinant, matrix_inverse};
 pub use logical::{logical_and, logical_not, logical_or};
 pub use matmul::{matmul, matmul_t};
+pub use matrix_solve::matrix_solve;
 pub use pow_diff::{div_no_nan, pow, squared_difference};
+pub use qr::qr;
 pub use reduce_builders::{
     reduce_all, reduce_any, reduce_euclidean_norm, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum,
 };
@@ -101,9 +110,12 @@ pub use rounding::{abs, ceil, floor, rint, round, sign};
 pub use segment_reduce::segment_reduce;
 pub use select::where_v2;
 pub use select_v1::select_v1;
+pub use sparse_matmul::sparse_tensor_dense_mat_mul;
 pub use sparse_segment::{sparse_segment, sparse_segment_grad};
 pub use special::{erf, erfc, erfinv, ndtri};
+pub use svd::svd;
 pub use top_k::top_k;
+pub use triangular_solve::matrix_triangular_solve;
 pub use trig::{acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh};
 pub use truncate::{truncate_div, truncate_mod};
 pub use unary::{UnaryFns, UnaryOp};
@@ -132,6 +144,12 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         binary::DEFS,
         equality::DEFS,
         linalg::DEFS,
+        cholesky::DEFS,
+        triangular_solve::DEFS,
+        matrix_solve::DEFS,
+        qr::DEFS,
+        svd::DEFS,
+        sparse_matmul::DEFS,
         sparse_segment::DEFS,
         logical::DEFS,
         select::DEFS,
