@@ -5,8 +5,10 @@
 //! buffer sized once per run of the kernel); pooling splits output rows over the intra-op
 //! pool.
 //!
-//! Not supported (errors `Unimplemented` naming the op): `data_format = "NCHW"`,
-//! `padding = "EXPLICIT"`, dilations other than 1, grouped convolutions.
+//! Convolutions take `dilations` and `padding = "EXPLICIT"` (`explicit_paddings`) as
+//! TensorFlow does. Not supported (errors `Unimplemented` naming the op):
+//! `data_format = "NCHW"`, dilations or strides in the batch or depth dimension, grouped
+//! convolutions.
 //!
 //! Depthwise convolution (NHWC and NCHW, dilations, explicit padding) is in [`depthwise`].
 //!
@@ -125,6 +127,10 @@ struct Attrs {
     ksize: (usize, usize),
     strides: (usize, usize),
     same: bool,
+    /// (h, w) dilation rates of the window (`dilations`; 1 for pooling).
+    dilations: (usize, usize),
+    /// `padding = EXPLICIT`: (top, bottom, left, right) from `explicit_paddings`.
+    explicit: Option<[usize; 4]>,
 }
 
 /// Reads `strides`, `padding`, `data_format`, `dilations` (and `ksize` when `pool`).
@@ -137,18 +143,24 @@ fn read_attrs(node: &Node, pool: bool) -> Result<Attrs> {
         )));
     }
     let padding = string_attr(node, "padding", "")?;
+    let mut explicit = None;
     let same = match padding.as_str() {
         "SAME" => true,
         "VALID" => false,
         "EXPLICIT" => {
-            return Err(Error::unimplemented(format!(
-                "{} '{}' with padding EXPLICIT: tensorgraph supports SAME and VALID only",
-                node.op_type, node.name
-            )))
+            let p = list_int(node, "explicit_paddings")?.unwrap_or_default();
+            if p.len() != 8 || p.iter().any(|&x| x < 0) || p[0] != 0 || p[1] != 0 || p[6] != 0 || p[7] != 0 {
+                return Err(Error::invalid_argument(format!(
+                    "{} '{}': explicit_paddings must be 8 non-negative values, 0 for the batch and depth dimensions (NHWC), got {p:?}",
+                    node.op_type, node.name
+                )));
+            }
+            explicit = Some([p[2] as usize, p[3] as usize, p[4] as usize, p[5] as usize]);
+            false
         }
         p => {
             return Err(Error::invalid_argument(format!(
-                "{} '{}': padding must be SAME or VALID, got {p:?}",
+                "{} '{}': padding must be SAME, VALID or EXPLICIT, got {p:?}",
                 node.op_type, node.name
             )))
         }
@@ -172,14 +184,7 @@ fn read_attrs(node: &Node, pool: bool) -> Result<Attrs> {
     let strides = four("strides", list_int(node, "strides")?)?.ok_or_else(|| {
         Error::invalid_argument(format!("op '{}' ({}) has no attr 'strides'", node.name, node.op_type))
     })?;
-    if let Some(d) = list_int(node, "dilations")? {
-        if d.iter().any(|&x| x != 1) {
-            return Err(Error::unimplemented(format!(
-                "{} '{}' with dilations {d:?}: tensorgraph supports dilations of 1 only",
-                node.op_type, node.name
-            )));
-        }
-    }
+    let dilations = four("dilations", list_int(node, "dilations")?)?.unwrap_or((1, 1));
     let ksize = if pool {
         four("ksize", list_int(node, "ksize")?)?.ok_or_else(|| {
             Error::invalid_argument(format!("op '{}' ({}) has no attr 'ksize'", node.name, node.op_type))
@@ -187,7 +192,21 @@ fn read_attrs(node: &Node, pool: bool) -> Result<Attrs> {
     } else {
         (1, 1)
     };
-    Ok(Attrs { ksize, strides, same })
+    Ok(Attrs { ksize, strides, same, dilations, explicit })
+}
+
+/// Output size and padding before, for one spatial dimension of `a` (`dim` 0: height, 1:
+/// width) with a window of `k` taps, dilated (TensorFlow's `GetWindowedOutputSizeVerbose`).
+fn out_dim_of(input: usize, k: usize, a: &Attrs, dim: usize) -> Result<(usize, usize)> {
+    let (stride, rate) = if dim == 0 { (a.strides.0, a.dilations.0) } else { (a.strides.1, a.dilations.1) };
+    let k = (k.max(1) - 1) * rate + 1;
+    match a.explicit {
+        Some(p) => {
+            let (before, after) = (p[2 * dim], p[2 * dim + 1]);
+            Ok((out_dim(input + before + after, k, stride, false)?.0, before))
+        }
+        None => out_dim(input, k, stride, a.same),
+    }
 }
 
 /// Output size and padding before, for one spatial dimension (TensorFlow's
@@ -219,6 +238,9 @@ struct Geom {
     kw: usize,
     sh: usize,
     sw: usize,
+    /// Dilation rates (1 for pooling).
+    dh: usize,
+    dw: usize,
     oh: usize,
     ow: usize,
     pt: usize,
@@ -233,18 +255,19 @@ impl Geom {
         // Conv2DBackpropInput's input_sizes is a tensor: its product must fit
         checked_num_elements(input)?;
         let (sh, sw) = a.strides;
-        let (oh, pt) = out_dim(h, kh, sh, a.same)?;
-        let (ow, pl) = out_dim(w, kw, sw, a.same)?;
-        Ok(Geom { n, h, w, c, kh, kw, sh, sw, oh, ow, pt, pl })
+        let (dh, dw) = a.dilations;
+        let (oh, pt) = out_dim_of(h, kh, a, 0)?;
+        let (ow, pl) = out_dim_of(w, kw, a, 1)?;
+        Ok(Geom { n, h, w, c, kh, kw, sh, sw, dh, dw, oh, ow, pt, pl })
     }
-    /// Input row/column of output `o` at window offset `k`, when inside the input.
+    /// Input row/column of output `o` at window offset `k` (dilated), when inside the input.
     #[inline]
     fn iy(&self, oy: usize, ky: usize) -> Option<usize> {
-        (oy * self.sh + ky).checked_sub(self.pt).filter(|&y| y < self.h)
+        (oy * self.sh + ky * self.dh).checked_sub(self.pt).filter(|&y| y < self.h)
     }
     #[inline]
     fn ix(&self, ox: usize, kx: usize) -> Option<usize> {
-        (ox * self.sw + kx).checked_sub(self.pl).filter(|&x| x < self.w)
+        (ox * self.sw + kx * self.dw).checked_sub(self.pl).filter(|&x| x < self.w)
     }
     /// The window rows `ky` of output row `oy` that fall inside the input (those with
     /// [`Geom::iy`] `Some`): pooling loops over these, so a window far larger than the
@@ -274,11 +297,12 @@ fn window_range(start: usize, pad: usize, input: usize, size: usize) -> std::ops
     lo..hi
 }
 
-/// Partial output dim of a window op from a partial input dim.
-fn out_dim_partial(input: Option<usize>, k: Option<usize>, stride: usize, same: bool) -> Result<Option<usize>> {
+/// Partial output dim of a window op from a partial input dim (`dim` 0: height, 1: width).
+fn out_dim_partial(input: Option<usize>, k: Option<usize>, a: &Attrs, dim: usize) -> Result<Option<usize>> {
+    let stride = if dim == 0 { a.strides.0 } else { a.strides.1 };
     match (input, k) {
-        (Some(i), Some(k)) => Ok(Some(out_dim(i, k, stride, same)?.0)),
-        (Some(i), None) if same => Ok(Some(i.div_ceil(stride))),
+        (Some(i), Some(k)) => Ok(Some(out_dim_of(i, k, a, dim)?.0)),
+        (Some(i), None) if a.same => Ok(Some(i.div_ceil(stride))),
         _ => Ok(None),
     }
 }
@@ -504,16 +528,18 @@ fn conv_infer(x: &Shape, f: &Shape, a: &Attrs) -> Result<Shape> {
     }
     let xd = xd.unwrap_or_else(|| vec![None; 4]);
     let fd = fd.unwrap_or_else(|| vec![None; 4]);
-    let oh = out_dim_partial(xd[1], fd[0], a.strides.0, a.same)
-        .map_err(|e| e.context(format!("Conv2D of input {x} with filter {f}")))?;
-    let ow = out_dim_partial(xd[2], fd[1], a.strides.1, a.same)
-        .map_err(|e| e.context(format!("Conv2D of input {x} with filter {f}")))?;
+    let oh =
+        out_dim_partial(xd[1], fd[0], a, 0).map_err(|e| e.context(format!("Conv2D of input {x} with filter {f}")))?;
+    let ow =
+        out_dim_partial(xd[2], fd[1], a, 1).map_err(|e| e.context(format!("Conv2D of input {x} with filter {f}")))?;
     Ok(Shape::partial(&[xd[0], oh, ow, fd[3]]))
 }
 
 /// `Conv2D(input, filter)`: 2-D convolution (cross-correlation) of an NHWC `input
-/// [N,H,W,C]` with `filter [KH,KW,C,O]`; attrs `T`, `strides`, `padding` (SAME/VALID),
-/// `data_format` (NHWC), `dilations` (1s). float32/float64.
+/// [N,H,W,C]` with `filter [KH,KW,C,O]`; attrs `T`, `strides`, `padding` (SAME, VALID, or
+/// EXPLICIT with `explicit_paddings` `[0, 0, top, bottom, left, right, 0, 0]`),
+/// `data_format` (NHWC), `dilations` (`[1, dh, dw, 1]`: the window's taps `dh` rows and
+/// `dw` columns apart). float32/float64.
 pub struct Conv2D;
 impl RegisteredOp for Conv2D {
     fn op_type(&self) -> &'static str {
@@ -713,7 +739,8 @@ fn nhwc4(v: &[i64], what: &str) -> Result<Vec<i64>> {
 /// (4: `[1, sh, sw, 1]`); `padding` `"SAME"` (output `ceil(H/sh)`) or `"VALID"` (output
 /// `(H-KH)/sh + 1`). Output `[N, OH, OW, O]`. Errors: `InvalidArgument` at build time
 /// naming both shapes for a depth mismatch, a wrong rank or a window larger than a VALID
-/// input; `Unimplemented` for `"EXPLICIT"` padding. Gradients: Conv2DBackpropInput/Filter.
+/// input; `InvalidArgument` for `"EXPLICIT"` (this builder sets no `explicit_paddings`:
+/// build the op with them). Gradients: Conv2DBackpropInput/Filter.
 pub fn conv2d(s: &Scope, input: &Output, filters: &Output, strides: &[i64], padding: &str) -> Result<Output> {
     s.op("Conv2D", "Conv2D")
         .input(input)
@@ -822,8 +849,8 @@ fn pool_infer(x: &Shape, a: &Attrs, what: &str) -> Result<Shape> {
         return Ok(Shape::partial(&[None; 4]));
     };
     let ctx = |e: Error| e.context(format!("{what} of input {x} with ksize {:?}", a.ksize));
-    let oh = out_dim_partial(d[1], Some(a.ksize.0), a.strides.0, a.same).map_err(ctx)?;
-    let ow = out_dim_partial(d[2], Some(a.ksize.1), a.strides.1, a.same).map_err(ctx)?;
+    let oh = out_dim_partial(d[1], Some(a.ksize.0), a, 0).map_err(ctx)?;
+    let ow = out_dim_partial(d[2], Some(a.ksize.1), a, 1).map_err(ctx)?;
     Ok(Shape::partial(&[d[0], oh, ow, d[3]]))
 }
 
