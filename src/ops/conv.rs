@@ -99,6 +99,26 @@ fn unsupported_dtype(node: &Node, t: DType, accepted: &str) -> Error {
     ))
 }
 
+/// Checks a fused convolution's inputs (`op`: its type): the input, the filter, and the
+/// `args.count()` arguments of its fusion, all of the input's dtype.
+/// Errors: `InvalidArgument` naming the count or the dtypes.
+fn check_fused_inputs(op: &str, inputs: &[Tensor], args: super::kernels::FusedArgs) -> Result<()> {
+    let want = 2 + args.count();
+    if inputs.len() != want {
+        return Err(Error::invalid_argument(format!("expects {want} inputs, got {}", inputs.len())));
+    }
+    let (x, f) = (&inputs[0], &inputs[1]);
+    if let Some(a) = inputs[2..].iter().find(|a| a.dtype() != x.dtype()).or((x.dtype() != f.dtype()).then_some(f)) {
+        return Err(Error::invalid_argument(format!(
+            "{op} input is {}, filter {}, an argument {}",
+            x.dtype(),
+            f.dtype(),
+            a.dtype()
+        )));
+    }
+    Ok(())
+}
+
 /// `f32` or `f64` by the node's dtype (see [`node_dtype`]).
 fn pick_float<F>(node: &Node, f32: F, f64: F) -> Result<F> {
     match node_dtype(node) {

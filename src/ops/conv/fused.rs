@@ -5,7 +5,10 @@
 //! hand. The bias or normalisation and the activation are applied by the matrix product as
 //! it writes each block of the output (`ops::kernels::Epilogue`).
 
-use super::{const_filter, conv_forward_with, conv_geom, conv_infer, pick_float, read_attrs, Attrs, Geom, FLOATS};
+use super::{
+    check_fused_inputs, const_filter, conv_forward_with, conv_geom, conv_infer, pick_float, read_attrs, Attrs, Geom,
+    FLOATS,
+};
 use crate::error::{Error, Result};
 use crate::graph::Node;
 use crate::ops::kernels::{read_fused_ops, Activation, Epilogue, Float, FusedArgs, Gemm, Norm, PackedB, PackedWeights};
@@ -69,6 +72,7 @@ fn fused<T: Float + Gemm>(
     act: Activation,
     packed: Option<&PackedB>,
 ) -> Result<Tensor> {
+    let norm;
     let ep = match args {
         Fused::Bias(bias) => {
             let b = bias.as_slice::<T>()?;
@@ -81,8 +85,8 @@ fn fused<T: Float + Gemm>(
             Epilogue::bias(b, act)
         }
         Fused::Norm(args, epsilon) => {
-            let norm = Norm::<T>::new(args, epsilon, o)?;
-            return conv_forward_with(x, f, g, o, Epilogue { bias: None, norm: Some(&norm), act }, packed);
+            norm = Norm::<T>::new(args, epsilon, o)?;
+            Epilogue { bias: None, norm: Some(&norm), act }
         }
     };
     conv_forward_with(x, f, g, o, ep, packed)
@@ -100,22 +104,9 @@ struct FusedConv2DKernel {
 
 impl Kernel for FusedConv2DKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-        let want = 2 + self.args.count();
-        if ctx.inputs.len() != want {
-            return Err(Error::invalid_argument(format!("expects {want} inputs, got {}", ctx.inputs.len())));
-        }
+        check_fused_inputs("_FusedConv2D", &ctx.inputs, self.args)?;
         let (x, f) = (ctx.input(0), ctx.input(1));
         let (g, o) = conv_geom(x.shape(), f.shape(), &self.attrs)?;
-        if let Some(a) =
-            ctx.inputs[2..].iter().find(|a| a.dtype() != x.dtype()).or((x.dtype() != f.dtype()).then_some(f))
-        {
-            return Err(Error::invalid_argument(format!(
-                "_FusedConv2D input is {}, filter {}, an argument {}",
-                x.dtype(),
-                f.dtype(),
-                a.dtype()
-            )));
-        }
         let args = match self.args {
             FusedArgs::BiasAdd => Fused::Bias(ctx.input(2)),
             FusedArgs::BatchNorm => Fused::Norm([2, 3, 4, 5].map(|i| ctx.input(i)), self.epsilon),

@@ -8,7 +8,7 @@
 
 use super::depthwise::forward_shape;
 use super::depthwise_kernels::{forward_with, read_attrs, Attrs};
-use super::pick_float;
+use super::{check_fused_inputs, pick_float};
 use crate::error::{Error, Result};
 use crate::graph::Node;
 use crate::ops::kernels::{read_fused_ops, Activation, Epilogue, Float, FusedArgs, Norm};
@@ -79,21 +79,8 @@ struct FusedDwKernel {
 
 impl Kernel for FusedDwKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-        let want = 2 + self.args.count();
-        if ctx.inputs.len() != want {
-            return Err(Error::invalid_argument(format!("expects {want} inputs, got {}", ctx.inputs.len())));
-        }
+        check_fused_inputs("_FusedDepthwiseConv2dNative", &ctx.inputs, self.args)?;
         let (x, f) = (ctx.input(0), ctx.input(1));
-        if let Some(a) =
-            ctx.inputs[2..].iter().find(|a| a.dtype() != x.dtype()).or((x.dtype() != f.dtype()).then_some(f))
-        {
-            return Err(Error::invalid_argument(format!(
-                "_FusedDepthwiseConv2dNative input is {}, filter {}, an argument {}",
-                x.dtype(),
-                f.dtype(),
-                a.dtype()
-            )));
-        }
         let epsilon = (self.args == FusedArgs::BatchNorm).then_some(self.epsilon);
         Ok(vec![(self.run)(x, f, &ctx.inputs[2..], epsilon, &self.attrs, self.act)?])
     }
