@@ -144,6 +144,9 @@ impl From<std::io::Error> for Error {
             std::io::ErrorKind::NotFound => Code::NotFound,
             std::io::ErrorKind::UnexpectedEof => Code::DataLoss,
             std::io::ErrorKind::AlreadyExists => Code::AlreadyExists,
+            std::io::ErrorKind::InvalidInput => Code::InvalidArgument,
+            std::io::ErrorKind::InvalidData => Code::DataLoss,
+            std::io::ErrorKind::OutOfMemory => Code::ResourceExhausted,
             _ => Code::Unknown,
         };
         Error { code, message: e.to_string(), source: Some(Arc::new(e)) }

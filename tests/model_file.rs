@@ -295,3 +295,55 @@ fn json_npy_and_event_files_are_named_not_called_damaged() {
     let bad = write(dir, "bad.tfrecord", &record);
     assert_eq!(detect(&bad).unwrap_err().code, Code::DataLoss);
 }
+
+#[test]
+fn devices_oversized_binary_files_and_text_with_bad_utf8_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // a device is refused before it is read (reading /dev/zero would never end)
+    #[cfg(unix)]
+    {
+        let zero = Path::new("/dev/zero");
+        for e in [detect(zero).unwrap_err(), read_graph_def(zero).unwrap_err()] {
+            assert_eq!(e.code, Code::InvalidArgument, "{e}");
+            assert_eq!(e.message, "reading /dev/zero: not a regular file (a device, pipe or socket)");
+        }
+    }
+    // a sparse 3 GiB file of zeros: more than a binary protocol buffer can hold, refused
+    // from its size and first bytes without reading the rest
+    let big = d.join("big.pb");
+    std::fs::File::create(&big).unwrap().set_len(3 << 30).unwrap();
+    for e in [detect(&big).unwrap_err(), read_graph_def(&big).unwrap_err(), read_meta_graph(&big).unwrap_err()] {
+        assert_eq!(e.code, Code::DataLoss, "{e}");
+        assert_eq!(
+            e.message,
+            format!(
+                "reading {}: 3221225472 bytes, more than the 2 GiB a binary GraphDef or MetaGraphDef can hold (protobuf's limit), and not text: not a model file",
+                big.display()
+            )
+        );
+    }
+    // a text GraphDef with one invalid UTF-8 sequence (0xc3 0x28) is damaged text, with
+    // where the bad byte is; not a damaged binary file
+    let mut text = Vec::new();
+    let graph = read_graph_def(fixtures().join("mlp/frozen.pb")).unwrap();
+    let path = d.join("good.pbtxt");
+    write_graph_def_text(&graph, &path).unwrap();
+    text.extend(std::fs::read(&path).unwrap());
+    let line2 = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+    text.splice(line2 + 2..line2 + 2, [0xc3, 0x28]);
+    for name in ["bad_utf8.pbtxt", "bad_utf8.pb"] {
+        let bad = write(d, name, &text);
+        for e in [detect(&bad).unwrap_err(), read_graph_def_any(&bad).unwrap_err()] {
+            named(
+                &e,
+                Code::InvalidArgument,
+                &bad,
+                &format!(
+                    ": not a valid text GraphDef: invalid UTF-8 at byte {} (line 2, column 3): byte 0xc3; text-format files are UTF-8",
+                    line2 + 2
+                ),
+            );
+        }
+    }
+}

@@ -16,17 +16,42 @@ use std::path::Path;
 /// Files at least this large (16 MiB) are read on two threads.
 const SPLIT_MIN_BYTES: u64 = 16 << 20;
 
-/// The bytes of the regular file at `path`.
+/// The largest binary protocol buffer message, 2 GiB - 1 bytes: protobuf's limit, which
+/// TensorFlow's readers of `GraphDef` and `MetaGraphDef` files share.
+pub(crate) const MAX_BINARY_PROTO_BYTES: u64 = i32::MAX as u64;
+
+/// Bytes of a file's start that [`read_shared`] gives its `is_text` test.
+const HEAD_BYTES: usize = 4096;
+
+/// The bytes of the regular file at `path`, a model file: one larger than a binary
+/// protocol buffer can be ([`MAX_BINARY_PROTO_BYTES`]) is read only when `is_text` says
+/// its first 4 KiB are text, so that a large file of another kind is refused without
+/// reading it.
 /// Errors: those of opening and reading it (`NotFound` for a missing one); `InvalidInput`
-/// for something that is not a regular file (a device such as `/dev/zero`, a pipe); and
-/// `UnexpectedEof` when it shrinks while it is read.
-pub(crate) fn read_shared(path: &Path) -> std::io::Result<Bytes> {
+/// for something that is not a regular file (a device such as `/dev/zero`, a pipe);
+/// `InvalidData` for a binary file over 2 GiB; and `UnexpectedEof` when it shrinks while it
+/// is read.
+pub(crate) fn read_shared(path: &Path, is_text: impl Fn(&[u8]) -> bool) -> std::io::Result<Bytes> {
     let mut file = File::open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(Error::new(ErrorKind::InvalidInput, "not a regular file (a device, pipe or socket)"));
     }
     let len = meta.len();
+    if len > MAX_BINARY_PROTO_BYTES {
+        let mut head = Vec::with_capacity(HEAD_BYTES);
+        (&mut file).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
+        if !is_text(&head) {
+            return Err(Error::new(
+                ErrorKind::InvalidData,
+                format!(
+                    "{len} bytes, more than the 2 GiB a binary GraphDef or MetaGraphDef can hold \
+                     (protobuf's limit), and not text: not a model file"
+                ),
+            ));
+        }
+        file.seek(SeekFrom::Start(0))?;
+    }
     let Ok(size) = usize::try_from(len) else {
         return Err(Error::new(ErrorKind::OutOfMemory, format!("{len} bytes do not fit in memory")));
     };

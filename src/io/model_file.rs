@@ -360,7 +360,7 @@ fn probe(path: &Path) -> Result<Probed> {
         Some(kind) => return Ok(Probed::Other(kind)),
         None => {}
     }
-    let bytes = match super::file_bytes::read_shared(path) {
+    let bytes = match super::file_bytes::read_shared(path, starts_as_text) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::not_found(format!("{shown} does not exist")));
@@ -469,6 +469,11 @@ fn sniff_shared(bytes: &Bytes, claimed: Option<ModelFileKind>) -> Sniffed {
         return Sniffed::Other(kind);
     }
     let text_field = text_format_first_field(bytes);
+    if text_field.is_none() {
+        if let Some(bad) = text_with_bad_utf8(bytes) {
+            return bad;
+        }
+    }
     if text_field.is_none() && binary_layout(bytes) == Some(ModelFileKind::SavedModel) {
         return Sniffed::Other(ModelFileKind::SavedModel);
     }
@@ -594,6 +599,47 @@ fn other_file_kind(bytes: &[u8]) -> Option<ModelFileKind> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim();
     let json = (text.starts_with('{') && text.ends_with('}')) || (text.starts_with('[') && text.ends_with(']'));
     json.then_some(ModelFileKind::Json)
+}
+
+/// The valid UTF-8 start of `bytes`: all of them when they are valid, else those before the
+/// first invalid sequence.
+fn utf8_prefix(bytes: &[u8]) -> &[u8] {
+    match std::str::from_utf8(bytes) {
+        Ok(_) => bytes,
+        Err(e) => &bytes[..e.valid_up_to()],
+    }
+}
+
+/// True when the start of a file (`head`, its first bytes, possibly cut inside a UTF-8
+/// sequence) is a text-format message with a first field (see [`text_format_first_field`]).
+pub(crate) fn starts_as_text(head: &[u8]) -> bool {
+    text_format_first_field(utf8_prefix(head)).is_some_and(|field| !field.is_empty())
+}
+
+/// Text that is not UTF-8: when the bytes before the first invalid UTF-8 sequence are a
+/// text-format message with a first field, the text kind that field names and an error
+/// giving the invalid byte's offset, line and column. Text format is UTF-8 (a `bytes`
+/// field's other values are written as escapes such as `\303`), so such a file is damaged
+/// text, not binary.
+fn text_with_bad_utf8(bytes: &[u8]) -> Option<Sniffed> {
+    let valid = utf8_prefix(bytes);
+    if valid.len() == bytes.len() {
+        return None;
+    }
+    let field = text_format_first_field(valid).filter(|f| !f.is_empty())?;
+    let kind = if META_FIELDS.contains(&field) { ModelFileKind::TextMetaGraph } else { ModelFileKind::TextGraphDef };
+    let at = valid.len();
+    let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&valid[line_start..]).chars().count() + 1;
+    Some(Sniffed::BadText(
+        kind,
+        Error::invalid_argument(format!(
+            "invalid UTF-8 at byte {at} (line {line}, column {column}): byte 0x{:02x}; text-format files are UTF-8 \
+             (other bytes of a string are written as escapes such as \\303)",
+            bytes[at]
+        )),
+    ))
 }
 
 /// Sniffs the protobuf text format: when `bytes` look like a text-format message, the

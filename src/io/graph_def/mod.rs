@@ -41,7 +41,7 @@ use std::path::Path;
 /// Errors: `NotFound` for a missing file; `DataLoss` when it is not a `GraphDef`.
 pub fn read_graph_def(path: impl AsRef<Path>) -> Result<GraphDef> {
     let path = path.as_ref();
-    let bytes = crate::io::file_bytes::read_shared(path)
+    let bytes = crate::io::file_bytes::read_shared(path, crate::io::model_file::starts_as_text)
         .map_err(|e| Error::from(e).context(format!("reading {}", path.display())))?;
     decode_binary(bytes).map_err(|e| e.context(path.display()))
 }
