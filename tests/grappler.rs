@@ -401,6 +401,60 @@ fn inference_batch_norms_fuse_into_convolutions_by_default_bitwise() {
 }
 
 #[test]
+fn a_bias_between_a_convolution_and_its_batch_norm_fuses_too_bitwise() {
+    // ResNet50's blocks as Keras freezes them: Conv2D -> BiasAdd -> FusedBatchNormV3 ->
+    // Relu, and one ending before an Add; a depthwise one; and one whose BiasAdd is fetched
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s, DType::Float, [2, 9, 9, 8]).unwrap();
+    let f = c(&s, &[3, 3, 8, 16], vals(3 * 3 * 8 * 16, 71));
+    let conv = ops::conv2d(&s.named("conv"), &x, &f, &[1, 1, 1, 1], "SAME").unwrap();
+    let b1 = ops::bias_add(&s.named("b1"), &conv, &c(&s, &[16], vals(16, 72))).unwrap();
+    let bn1 = bn(&s, "bn1", &b1, 16, false, 73);
+    let relu = ops::relu(&s.named("relu"), &bn1.output(0).unwrap()).unwrap();
+    let fp = c(&s, &[1, 1, 16, 16], vals(16 * 16, 74));
+    let project = ops::conv2d(&s.named("project"), &relu, &fp, &[1, 1, 1, 1], "VALID").unwrap();
+    let b2 = ops::bias_add(&s.named("b2"), &project, &c(&s, &[16], vals(16, 75))).unwrap();
+    let bn2 = bn(&s, "bn2", &b2, 16, false, 76);
+    let y = ops::add(&s.named("y"), &bn2.output(0).unwrap(), &relu).unwrap();
+    let fd = c(&s, &[3, 3, 16, 1], vals(3 * 3 * 16, 77));
+    let dw = ops::depthwise_conv2d_native(&s.named("dw"), &y, &fd, &DepthwiseConv2dOptions::default()).unwrap();
+    let b3 = ops::bias_add(&s.named("b3"), &dw, &c(&s, &[16], vals(16, 78))).unwrap();
+    let bn3 = bn(&s, "bn3", &b3, 16, false, 79);
+    let relu6 = ops::relu6(&s.named("relu6"), &bn3.output(0).unwrap()).unwrap();
+    let conv4 = ops::conv2d(&s.named("conv4"), &relu6, &fp, &[1, 1, 1, 1], "VALID").unwrap();
+    let b4 = ops::bias_add(&s.named("b4"), &conv4, &c(&s, &[16], vals(16, 80))).unwrap();
+    let bn4 = bn(&s, "bn4", &b4, 16, false, 81);
+    let z = bn4.output(0).unwrap();
+    let feeds = [(&x, image(2, 9, 9, 8))];
+    let default = Session::new(&g).unwrap();
+    let fetches = [&relu6, &z, &b4];
+    assert_eq!(
+        default.run(&feeds, &fetches, &[]).unwrap(),
+        plain(&g).run(&feeds, &fetches, &[]).unwrap(),
+        "bitwise the separate ops' values"
+    );
+    let nodes = plan(&default, &[&x], &fetches, &[]);
+    for (name, op, ops) in [
+        ("relu", "_FusedConv2D", vec!["BiasAdd", "FusedBatchNorm", "Relu"]),
+        ("bn2", "_FusedConv2D", vec!["BiasAdd", "FusedBatchNorm"]),
+        ("relu6", "_FusedDepthwiseConv2dNative", vec!["BiasAdd", "FusedBatchNorm", "Relu6"]),
+    ] {
+        let n = find(&nodes, name);
+        assert_eq!((n.op_type, fused_ops(n)), (op, ops.iter().map(|o| o.to_string()).collect()), "{name}");
+        assert_eq!(n.attrs.get("num_args"), Some(&AttrValue::Int(5)), "{name}");
+        assert_eq!(n.attrs.get("epsilon"), Some(&AttrValue::Float(0.001)), "{name}");
+        assert_eq!(n.inputs.len(), 7, "{name}: input, filter, bias, scale, offset, mean, variance");
+    }
+    // the fetched BiasAdd stays the convolution's fusion; its batch norm stays separate
+    assert_eq!(fused_ops(find(&nodes, "b4")), vec!["BiasAdd"]);
+    assert_eq!(find(&nodes, "bn4").op_type, "FusedBatchNormV3");
+    let types = op_types(&nodes);
+    assert_eq!(types.iter().filter(|t| t.starts_with("FusedBatchNorm")).count(), 1, "{types:?}");
+    assert!(!types.contains(&"BiasAdd"), "{types:?}");
+}
+
+#[test]
 fn batch_norms_stay_when_training_fetched_or_their_statistics_are_read() {
     let g = Graph::new();
     let s = g.scope();

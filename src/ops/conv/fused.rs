@@ -11,14 +11,16 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::graph::Node;
-use crate::ops::kernels::{read_fused_ops, Activation, Epilogue, Float, FusedArgs, Gemm, Norm, PackedB, PackedWeights};
+use crate::ops::kernels::{read_fused_ops, Activation, EpilogueArgs, Float, FusedArgs, Gemm, PackedB, PackedWeights};
 use crate::ops::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
 /// `_FusedConv2D(input, filter, args)`: `Conv2D(input, filter)` (NHWC, float32/float64,
 /// Conv2D's attrs), then, per `fused_ops`, `["BiasAdd"]` (`num_args` 1: the bias, `[O]`) or
 /// `["FusedBatchNorm"]` (`num_args` 4: scale, offset, mean and variance, each `[O]`, and
-/// `epsilon`; `FusedBatchNormV3`'s inference values bitwise), optionally followed by an
+/// `epsilon`; `FusedBatchNormV3`'s inference values bitwise) or `["BiasAdd",
+/// "FusedBatchNorm"]` (`num_args` 5: the bias, then those four; tensorgraph's own, the
+/// values of `BiasAdd` then the batch norm bitwise), optionally followed by an
 /// activation (`"Relu" | "Relu6" | "Elu" | "LeakyRelu"`, `leakyrelu_alpha` for LeakyRelu).
 /// Other `fused_ops` are `Unimplemented` when prepared. No gradient.
 pub struct FusedConv2D;
@@ -51,45 +53,26 @@ impl RegisteredOp for FusedConv2D {
     }
 }
 
-/// A fused convolution for one dtype: (input, filter, bias or normalisation, geometry,
-/// channels, activation, the float32 filter's packed form when it is a constant).
-type FusedFn = fn(&Tensor, &Tensor, Fused, &Geom, usize, Activation, Option<&PackedB>) -> Result<Tensor>;
+/// A fused convolution for one dtype: (input, filter, what its `fused_ops` name, their
+/// arguments, epsilon, geometry, channels, activation, the float32 filter's packed form when
+/// it is a constant).
+type FusedFn =
+    fn(&Tensor, &Tensor, FusedArgs, &[Tensor], f64, &Geom, usize, Activation, Option<&PackedB>) -> Result<Tensor>;
 
-/// What a fused convolution applies before its activation: a bias, or a batch norm's
-/// four arguments and epsilon.
-#[derive(Clone, Copy)]
-enum Fused<'a> {
-    Bias(&'a Tensor),
-    Norm([&'a Tensor; 4], f64),
-}
-
+#[allow(clippy::too_many_arguments)]
 fn fused<T: Float + Gemm>(
     x: &Tensor,
     f: &Tensor,
-    args: Fused,
+    kind: FusedArgs,
+    args: &[Tensor],
+    epsilon: f64,
     g: &Geom,
     o: usize,
     act: Activation,
     packed: Option<&PackedB>,
 ) -> Result<Tensor> {
-    let norm;
-    let ep = match args {
-        Fused::Bias(bias) => {
-            let b = bias.as_slice::<T>()?;
-            if bias.rank() != 1 || b.len() != o {
-                return Err(Error::invalid_argument(format!(
-                    "bias must be 1-D with the filter's {o} output channels, got shape {:?}",
-                    bias.shape()
-                )));
-            }
-            Epilogue::bias(b, act)
-        }
-        Fused::Norm(args, epsilon) => {
-            norm = Norm::<T>::new(args, epsilon, o)?;
-            Epilogue { bias: None, norm: Some(&norm), act }
-        }
-    };
-    conv_forward_with(x, f, g, o, ep, packed)
+    let ep = EpilogueArgs::<T>::new(kind, args, epsilon, Some(o), act)?;
+    conv_forward_with(x, f, g, o, ep.epilogue(), packed)
 }
 
 /// The prepared `_FusedConv2D` kernel (with a constant float32 filter's packed form).
@@ -107,11 +90,8 @@ impl Kernel for FusedConv2DKernel {
         check_fused_inputs("_FusedConv2D", &ctx.inputs, self.args)?;
         let (x, f) = (ctx.input(0), ctx.input(1));
         let (g, o) = conv_geom(x.shape(), f.shape(), &self.attrs)?;
-        let args = match self.args {
-            FusedArgs::BiasAdd => Fused::Bias(ctx.input(2)),
-            FusedArgs::BatchNorm => Fused::Norm([2, 3, 4, 5].map(|i| ctx.input(i)), self.epsilon),
-        };
         let packed = const_filter(ctx, &self.weights, &g, o);
-        Ok(vec![(self.run)(x, f, args, &g, o, self.act, packed.as_deref())?])
+        let args = &ctx.inputs[2..];
+        Ok(vec![(self.run)(x, f, self.args, args, self.epsilon, &g, o, self.act, packed.as_deref())?])
     }
 }

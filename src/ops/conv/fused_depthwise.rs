@@ -11,7 +11,7 @@ use super::depthwise_kernels::{forward_with, read_attrs, Attrs};
 use super::{check_fused_inputs, pick_float};
 use crate::error::{Error, Result};
 use crate::graph::Node;
-use crate::ops::kernels::{read_fused_ops, Activation, Epilogue, Float, FusedArgs, Norm};
+use crate::ops::kernels::{read_fused_ops, Activation, EpilogueArgs, Float, FusedArgs};
 use crate::ops::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
@@ -19,7 +19,8 @@ use crate::tensor::{DType, Shape, Tensor};
 /// filter)` (float32/float64, its attrs: `strides`, `padding`, `explicit_paddings`,
 /// `data_format`, `dilations`), then, per `fused_ops`, `["BiasAdd"]` (`num_args` 1: the
 /// bias, `[C*M]`) or `["FusedBatchNorm"]` (`num_args` 4: scale, offset, mean and variance,
-/// each `[C*M]`, and `epsilon`), optionally followed by an activation (`"Relu" | "Relu6" |
+/// each `[C*M]`, and `epsilon`) or `["BiasAdd", "FusedBatchNorm"]` (`num_args` 5: the bias,
+/// then those four), optionally followed by an activation (`"Relu" | "Relu6" |
 /// "Elu" | "LeakyRelu"`). Other `fused_ops` are `Unimplemented` when prepared. No gradient.
 pub struct FusedDepthwiseConv2dNative;
 
@@ -44,28 +45,22 @@ impl RegisteredOp for FusedDepthwiseConv2dNative {
     }
 }
 
-/// A fused depthwise convolution for one dtype: (input, filter, the bias or the batch
-/// norm's four arguments, epsilon when they are a batch norm's, attrs, activation).
-type FusedFn = fn(&Tensor, &Tensor, &[Tensor], Option<f64>, &Attrs, Activation) -> Result<Tensor>;
+/// A fused depthwise convolution for one dtype: (input, filter, what its `fused_ops` name,
+/// their arguments, epsilon, attrs, activation).
+type FusedFn = fn(&Tensor, &Tensor, FusedArgs, &[Tensor], f64, &Attrs, Activation) -> Result<Tensor>;
 
 fn fused<T: Float>(
     x: &Tensor,
     f: &Tensor,
+    kind: FusedArgs,
     args: &[Tensor],
-    epsilon: Option<f64>,
+    epsilon: f64,
     a: &Attrs,
     act: Activation,
 ) -> Result<Tensor> {
-    if let Some(epsilon) = epsilon {
-        // as many channels as the mean has (the kernel checks them against the filter's)
-        let norm = Norm::<T>::new([&args[0], &args[1], &args[2], &args[3]], epsilon, args[2].num_elements())?;
-        return forward_with::<T>(x, f, a, Epilogue { bias: None, norm: Some(&norm), act });
-    }
-    let bias = &args[0];
-    if bias.rank() != 1 {
-        return Err(Error::invalid_argument(format!("bias must be 1-D, got shape {:?}", bias.shape())));
-    }
-    forward_with(x, f, a, Epilogue::bias(bias.as_slice::<T>()?, act))
+    // as many channels as the first argument has (the kernel checks them against the filter's)
+    let ep = EpilogueArgs::<T>::new(kind, args, epsilon, None, act)?;
+    forward_with::<T>(x, f, a, ep.epilogue())
 }
 
 /// The prepared `_FusedDepthwiseConv2dNative` kernel.
@@ -81,7 +76,6 @@ impl Kernel for FusedDwKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         check_fused_inputs("_FusedDepthwiseConv2dNative", &ctx.inputs, self.args)?;
         let (x, f) = (ctx.input(0), ctx.input(1));
-        let epsilon = (self.args == FusedArgs::BatchNorm).then_some(self.epsilon);
-        Ok(vec![(self.run)(x, f, &ctx.inputs[2..], epsilon, &self.attrs, self.act)?])
+        Ok(vec![(self.run)(x, f, self.args, &ctx.inputs[2..], self.epsilon, &self.attrs, self.act)?])
     }
 }

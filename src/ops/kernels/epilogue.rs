@@ -185,6 +185,11 @@ pub enum FusedArgs {
     BiasAdd,
     /// `"FusedBatchNorm"`: four arguments (scale, offset, mean, variance) and `epsilon`.
     BatchNorm,
+    /// `"BiasAdd", "FusedBatchNorm"`: the bias, then the batch norm's four arguments
+    /// (tensorgraph's own fusion, for `Conv2D` -> `BiasAdd` -> `FusedBatchNorm*` as Keras
+    /// writes a convolution with `use_bias=True` before its batch norm; TensorFlow's
+    /// remapper leaves the batch norm separate there).
+    BiasAddBatchNorm,
 }
 
 impl FusedArgs {
@@ -193,31 +198,90 @@ impl FusedArgs {
         match self {
             FusedArgs::BiasAdd => 1,
             FusedArgs::BatchNorm => 4,
+            FusedArgs::BiasAddBatchNorm => 5,
         }
+    }
+}
+
+/// A fused op's epilogue read from its arguments: the bias (a view of its tensor) and the
+/// normalisation (computed once per run), for [`Epilogue`]s that borrow them.
+pub struct EpilogueArgs<'a, T> {
+    bias: Option<&'a [T]>,
+    norm: Option<Norm<T>>,
+    act: Activation,
+}
+
+impl<'a, T: Float> EpilogueArgs<'a, T> {
+    /// Reads `args` (the fused op's inputs after the input and filter, as many as
+    /// `kind.count()`) for `columns` output channels, or, when `None`, as many as the first
+    /// argument has (the caller checks them against its filter).
+    /// Errors: `InvalidArgument` when an argument is not 1-D with that many values, naming it.
+    pub fn new(
+        kind: FusedArgs,
+        args: &'a [Tensor],
+        epsilon: f64,
+        columns: Option<usize>,
+        act: Activation,
+    ) -> Result<Self> {
+        if args.len() != kind.count() {
+            return Err(Error::invalid_argument(format!(
+                "expects {} fused arguments, got {}",
+                kind.count(),
+                args.len()
+            )));
+        }
+        let columns = columns.unwrap_or_else(|| args[0].num_elements());
+        let (bias, stats) = match kind {
+            FusedArgs::BiasAdd => (Some(&args[0]), None),
+            FusedArgs::BatchNorm => (None, Some(&args[..])),
+            FusedArgs::BiasAddBatchNorm => (Some(&args[0]), Some(&args[1..])),
+        };
+        let bias = match bias {
+            Some(b) if b.rank() != 1 || b.num_elements() != columns => {
+                return Err(Error::invalid_argument(format!(
+                    "bias must be 1-D with the {columns} output channels, got shape {:?}",
+                    b.shape()
+                )));
+            }
+            Some(b) => Some(b.as_slice::<T>()?),
+            None => None,
+        };
+        let norm = match stats {
+            Some(s) => Some(Norm::new([&s[0], &s[1], &s[2], &s[3]], epsilon, columns)?),
+            None => None,
+        };
+        Ok(EpilogueArgs { bias, norm, act })
+    }
+
+    /// The epilogue: the bias, then the normalisation, then the activation.
+    pub fn epilogue(&self) -> Epilogue<'_, T> {
+        Epilogue { bias: self.bias, norm: self.norm.as_ref(), act: self.act }
     }
 }
 
 /// Reads a fused op's `fused_ops`: `["BiasAdd"]` or `["BiasAdd", A]` for an activation `A`
 /// of [`Activation::from_name`] (`A`'s alpha from `leakyrelu_alpha`) with `num_args` 1 and,
 /// when `batch_norm` is allowed, `["FusedBatchNorm"]` or `["FusedBatchNorm", A]` with
-/// `num_args` 4. Errors: `Unimplemented` for other fusions (`Add`, ...), naming the node
-/// and its `fused_ops`.
+/// `num_args` 4, and `["BiasAdd", "FusedBatchNorm"]` (+ `A`) with 5. Errors:
+/// `Unimplemented` for other fusions (`Add`, ...), naming the node and its `fused_ops`.
 pub(crate) fn read_fused_ops(node: &crate::graph::Node, batch_norm: bool) -> Result<(FusedArgs, Activation)> {
     use crate::graph::AttrValue;
     let ops: Vec<String> = match node.attrs.get("fused_ops") {
         Some(AttrValue::ListString(v)) => v.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect(),
         _ => Vec::new(),
     };
+    let names: Vec<&str> = ops.iter().map(String::as_str).collect();
     let alpha = node.attr_float_or("leakyrelu_alpha", 0.2)?;
     let num_args = node.attr_int_or("num_args", 0)?;
-    let args = match ops.first().map(String::as_str) {
-        Some("BiasAdd") => Some(FusedArgs::BiasAdd),
-        Some("FusedBatchNorm") if batch_norm => Some(FusedArgs::BatchNorm),
-        _ => None,
+    let (args, rest) = match names.as_slice() {
+        ["BiasAdd", "FusedBatchNorm", rest @ ..] if batch_norm => (Some(FusedArgs::BiasAddBatchNorm), rest),
+        ["BiasAdd", rest @ ..] => (Some(FusedArgs::BiasAdd), rest),
+        ["FusedBatchNorm", rest @ ..] if batch_norm => (Some(FusedArgs::BatchNorm), rest),
+        rest => (None, rest),
     };
-    let act = match &ops[..] {
-        [_] => Some(Activation::Identity),
-        [_, a] => Activation::from_name(a, alpha),
+    let act = match rest {
+        [] => Some(Activation::Identity),
+        [a] => Activation::from_name(a, alpha),
         _ => None,
     };
     match (args, act) {
@@ -226,7 +290,7 @@ pub(crate) fn read_fused_ops(node: &crate::graph::Node, batch_norm: bool) -> Res
             "{} '{}' with fused_ops {ops:?} and num_args {num_args}: tensorgraph runs [\"BiasAdd\"] and [\"BiasAdd\", A] with one argument (the bias){}, for A in Relu, Relu6, Elu, LeakyRelu",
             node.op_type,
             node.name,
-            if batch_norm { ", and [\"FusedBatchNorm\"] and [\"FusedBatchNorm\", A] with four (scale, offset, mean, variance)" } else { "" }
+            if batch_norm { ", [\"FusedBatchNorm\"] and [\"FusedBatchNorm\", A] with four (scale, offset, mean, variance), and [\"BiasAdd\", \"FusedBatchNorm\"] (+ A) with five (the bias, then those four)" } else { "" }
         ))),
     }
 }

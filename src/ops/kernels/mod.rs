@@ -18,7 +18,7 @@ pub use broadcast::{
     broadcast_binary, broadcast_binary_into, broadcast_indices, broadcast_shape, unary_map, unary_map_into,
 };
 pub(crate) use epilogue::read_fused_ops;
-pub use epilogue::{Activation, Epilogue, FusedArgs, Norm};
+pub use epilogue::{Activation, Epilogue, EpilogueArgs, FusedArgs, Norm};
 pub(crate) use gemm_dims::Dims;
 pub(crate) use gemm_rten::{PackedB, PackedWeights};
 pub use matmul::matmul;
