@@ -30,6 +30,7 @@ use std::sync::Arc;
 pub mod argmax_pool;
 pub mod depthwise;
 mod depthwise_kernels;
+mod depthwise_row;
 pub mod dilation;
 mod fused;
 mod fused_depthwise;

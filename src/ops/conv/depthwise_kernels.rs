@@ -3,6 +3,7 @@
 //! SAME/VALID/EXPLICIT padding), the NCHW transposes, and the forward, input-backprop and
 //! filter-backprop kernels for float32 and float64.
 
+use super::depthwise_row::{forward_row, Row};
 use super::{list_int, shape_vec, string_attr};
 use crate::error::{Error, Result};
 use crate::graph::Node;
@@ -269,9 +270,6 @@ fn forward<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs) -> Result<Tensor> {
     forward_with::<T>(x, f, a, Epilogue::none())
 }
 
-/// Channels one step of the forward loop keeps in registers (two or four vectors).
-const LANES: usize = 16;
-
 /// The depthwise convolution of [`forward`] followed by `ep` (the bias per output channel,
 /// then the activation), applied to each output pixel as soon as its channels are summed
 /// (`_FusedDepthwiseConv2dNative`): the values are those of the convolution followed by
@@ -314,42 +312,21 @@ pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epil
         // the taps inside the input of this output row: (input row offset, filter row offset)
         let rows: Vec<(usize, usize)> =
             (0..g.kh).filter_map(|ky| g.iy(oy, ky).map(|iy| ((n * g.h + iy) * g.w, ky * g.kw))).collect();
+        if m == 1 {
+            // the common depthwise multiplier: blocks of channels summed in registers
+            let r = Row { x: &xv, f: fv, cm, kw: g.kw, rows: &rows, ix: |ox, kx| g.ix(ox, kx) };
+            forward_row(&r, row, ep);
+            return;
+        }
         for (ox, ys) in row.chunks_exact_mut(cm).enumerate() {
-            let taps = || {
-                rows.iter().flat_map(move |&(xr, fr)| {
-                    (0..g.kw).filter_map(move |kx| g.ix(ox, kx).map(|ix| ((xr + ix) * g.c, (fr + kx) * cm)))
-                })
-            };
-            if m == 1 {
-                // the common depthwise multiplier: blocks of channels summed in registers
-                let mut c0 = 0;
-                while c0 + LANES <= cm {
-                    let mut acc = [T::ZERO; LANES];
-                    for (xi, fi) in taps() {
-                        let xs: &[T; LANES] = xv[xi + c0..xi + c0 + LANES].try_into().expect("LANES elements");
-                        let ws: &[T; LANES] = fv[fi + c0..fi + c0 + LANES].try_into().expect("LANES elements");
-                        for l in 0..LANES {
-                            acc[l] += xs[l] * ws[l];
-                        }
-                    }
-                    ys[c0..c0 + LANES].copy_from_slice(&acc);
-                    c0 += LANES;
-                }
-                if c0 < cm {
-                    let tail = &mut ys[c0..];
-                    for (xi, fi) in taps() {
-                        for ((y, &w), &x) in tail.iter_mut().zip(&fv[fi + c0..fi + cm]).zip(&xv[xi + c0..xi + cm]) {
-                            *y += x * w;
-                        }
-                    }
-                }
-            } else {
-                for (xi, fi) in taps() {
-                    let rows = ys.chunks_exact_mut(m).zip(fv[fi..fi + cm].chunks_exact(m));
-                    for ((ys, ws), &x) in rows.zip(&xv[xi..xi + g.c]) {
-                        for (y, &w) in ys.iter_mut().zip(ws) {
-                            *y += x * w;
-                        }
+            let taps = rows.iter().flat_map(move |&(xr, fr)| {
+                (0..g.kw).filter_map(move |kx| g.ix(ox, kx).map(|ix| ((xr + ix) * g.c, (fr + kx) * cm)))
+            });
+            for (xi, fi) in taps {
+                let rows = ys.chunks_exact_mut(m).zip(fv[fi..fi + cm].chunks_exact(m));
+                for ((ys, ws), &x) in rows.zip(&xv[xi..xi + g.c]) {
+                    for (y, &w) in ys.iter_mut().zip(ws) {
+                        *y += x * w;
                     }
                 }
             }

@@ -233,7 +233,7 @@ impl<'a, T: Float> EpilogueArgs<'a, T> {
         let columns = columns.unwrap_or_else(|| args[0].num_elements());
         let (bias, stats) = match kind {
             FusedArgs::BiasAdd => (Some(&args[0]), None),
-            FusedArgs::BatchNorm => (None, Some(&args[..])),
+            FusedArgs::BatchNorm => (None, Some(args)),
             FusedArgs::BiasAddBatchNorm => (Some(&args[0]), Some(&args[1..])),
         };
         let bias = match bias {
