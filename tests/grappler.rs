@@ -455,6 +455,56 @@ fn a_bias_between_a_convolution_and_its_batch_norm_fuses_too_bitwise() {
 }
 
 #[test]
+fn zero_pads_before_valid_convolutions_become_explicit_padding_bitwise() {
+    // Keras' ZeroPadding2D before ResNet50's 7x7 stem (with its batch norm and activation
+    // fused after) and before a strided depthwise convolution (MobileNetV2's)
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s, DType::Float, [2, 11, 10, 8]).unwrap();
+    let p1 = ops::pad(&s.named("stem_pad"), &x, &[[0, 0], [3, 3], [3, 2], [0, 0]]).unwrap();
+    let f1 = c(&s, &[7, 7, 8, 16], vals(7 * 7 * 8 * 16, 91));
+    let stem = ops::conv2d(&s.named("stem"), &p1, &f1, &[1, 2, 2, 1], "VALID").unwrap();
+    let bn1 = bn(&s, "bn1", &stem, 16, false, 92);
+    let relu = ops::relu(&s.named("relu"), &bn1.output(0).unwrap()).unwrap();
+    let p2 = ops::pad(&s.named("dw_pad"), &relu, &[[0, 0], [0, 1], [0, 1], [0, 0]]).unwrap();
+    let fd = c(&s, &[3, 3, 16, 1], vals(3 * 3 * 16, 93));
+    let opts = DepthwiseConv2dOptions { strides: vec![1, 2, 2, 1], padding: "VALID".into(), ..Default::default() };
+    let dw = ops::depthwise_conv2d_native(&s.named("dw"), &p2, &fd, &opts).unwrap();
+    let relu6 = ops::relu6(&s.named("relu6"), &dw).unwrap();
+    // not fused: a SAME convolution, a fetched pad, a pad of the channels, a PadV2 of ones
+    let f3 = c(&s, &[3, 3, 16, 4], vals(3 * 3 * 16 * 4, 94));
+    let p3 = ops::pad(&s.named("same_pad"), &relu6, &[[0, 0], [1, 1], [1, 1], [0, 0]]).unwrap();
+    let same = ops::conv2d(&s.named("same"), &p3, &f3, &[1, 1, 1, 1], "SAME").unwrap();
+    let p4 = ops::pad(&s.named("fetched_pad"), &relu6, &[[0, 0], [1, 1], [1, 1], [0, 0]]).unwrap();
+    let fetched = ops::conv2d(&s.named("fetched"), &p4, &f3, &[1, 1, 1, 1], "VALID").unwrap();
+    let p5 = ops::pad(&s.named("channel_pad"), &relu6, &[[0, 0], [1, 1], [1, 1], [0, 1]]).unwrap();
+    let f5 = c(&s, &[3, 3, 17, 4], vals(3 * 3 * 17 * 4, 95));
+    let channels = ops::conv2d(&s.named("channels"), &p5, &f5, &[1, 1, 1, 1], "VALID").unwrap();
+    let one = ops::constant(&s, Tensor::scalar(1f32)).unwrap();
+    let p6 = ops::pad_v2(&s.named("ones_pad"), &relu6, &[[0, 0], [1, 1], [1, 1], [0, 0]], &one).unwrap();
+    let ones = ops::conv2d(&s.named("ones"), &p6, &f3, &[1, 1, 1, 1], "VALID").unwrap();
+    let feeds = [(&x, image(2, 11, 10, 8))];
+    let fetches = [&relu6, &same, &fetched, &p4, &channels, &ones];
+    let default = Session::new(&g).unwrap();
+    assert_eq!(
+        default.run(&feeds, &fetches, &[]).unwrap(),
+        plain(&g).run(&feeds, &fetches, &[]).unwrap(),
+        "bitwise the padded convolutions' values"
+    );
+    let nodes = plan(&default, &[&x], &fetches, &[]);
+    let explicit = |n: &Node| (n.attrs.get("padding").cloned(), n.attrs.get("explicit_paddings").cloned());
+    let want = |p: Vec<i64>| (Some(AttrValue::String(b"EXPLICIT".to_vec())), Some(AttrValue::ListInt(p)));
+    let relu_node = find(&nodes, "relu");
+    assert_eq!(relu_node.op_type, "_FusedConv2D");
+    assert_eq!(explicit(relu_node), want(vec![0, 0, 3, 3, 3, 2, 0, 0]));
+    let dw_node = find(&nodes, "dw");
+    assert_eq!(dw_node.op_type, "DepthwiseConv2dNative", "{:?}", names(&nodes));
+    assert_eq!(explicit(dw_node), want(vec![0, 0, 0, 1, 0, 1, 0, 0]));
+    let pads: Vec<&str> = nodes.iter().filter(|n| n.op_type.starts_with("Pad")).map(|n| n.name.as_str()).collect();
+    assert_eq!(pads, ["same_pad", "fetched_pad", "channel_pad", "ones_pad"]);
+}
+
+#[test]
 fn batch_norms_stay_when_training_fetched_or_their_statistics_are_read() {
     let g = Graph::new();
     let s = g.scope();

@@ -12,14 +12,16 @@
 //! 4. [`batch_norm_folding`] (`remapping`): an inference `FusedBatchNorm*` with constant
 //!    statistics folded into the preceding `Conv2D`/`DepthwiseConv2dNative`'s filter and a
 //!    `BiasAdd`;
-//! 5. [`remapper`] (`remapping`): `Conv2D`/`DepthwiseConv2dNative`/`MatMul` + `BiasAdd`
-//!    or an inference batch norm (+ `Relu`, `Relu6`, `Elu`, `LeakyRelu`) fused into
+//! 5. [`pad_fusion`] (`remapping`): a zero `Pad` of the height and width read by one
+//!    `Conv2D`/`DepthwiseConv2dNative` becomes that convolution's `EXPLICIT` padding;
+//! 6. [`remapper`] (`remapping`): `Conv2D`/`DepthwiseConv2dNative`/`MatMul` + `BiasAdd`
+//!    and/or an inference batch norm (+ `Relu`, `Relu6`, `Elu`, `LeakyRelu`) fused into
 //!    `_FusedConv2D` / `_FusedDepthwiseConv2dNative` / `_FusedMatMul`.
 //!
 //! Pass 4 is opt-in (`remapping: Toggle::On`), unlike TensorFlow's: folding rounds the
 //! folded weights to float32 and moved ResNet50's outputs by up to 9e-5 relative (the
-//! issue's bound is 1e-5). Pass 5 computes bitwise what the separate ops compute, so it
-//! runs by default, as the others do (`remapping: Toggle::Off` turns it off).
+//! issue's bound is 1e-5). Passes 5 and 6 compute what the separate ops compute, bitwise,
+//! so they run by default, as the others do (`remapping: Toggle::Off` turns them off).
 //!
 //! No pass removes or changes the meaning of a fetched or target node, reads around a fed
 //! tensor, or touches stateful ops, variables, control flow or control edges it cannot keep
@@ -30,6 +32,7 @@ mod batch_norm_folding;
 mod constant_folding;
 mod cse;
 mod dependency;
+mod pad_fusion;
 mod remapper;
 mod work;
 
@@ -87,11 +90,12 @@ pub(crate) fn optimize(
 ) -> Vec<Arc<Node>> {
     let mut w = Work::new(nodes, fed, fetches, targets);
     type Pass = fn(&mut Work) -> crate::error::Result<()>;
-    let list: [(bool, Pass); 5] = [
+    let list: [(bool, Pass); 6] = [
         (passes.dependency, dependency::run),
         (passes.constant_folding, constant_folding::run),
         (passes.cse, cse::run),
         (passes.remapping, batch_norm_folding::run),
+        (passes.fusion, pad_fusion::run),
         (passes.fusion, remapper::run),
     ];
     for (on, pass) in list {
