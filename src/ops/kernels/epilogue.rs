@@ -39,7 +39,7 @@ impl Activation {
 
     /// Applies the activation to `v` in place. Relu and Relu6 store a select for every
     /// element (no branch), so the loops vectorise.
-    #[inline]
+    #[inline(always)]
     pub fn apply<T: Float>(self, v: &mut [T]) {
         match self {
             Activation::Identity => {}
@@ -118,7 +118,7 @@ impl<T: Float> Norm<T> {
     }
 
     /// Normalises `row` in place, whose elements are channels `c0..c0 + row.len()`.
-    #[inline]
+    #[inline(always)]
     pub fn apply_row(&self, row: &mut [T], c0: usize) {
         let cols = c0..c0 + row.len();
         let per = self.mean[cols.clone()].iter().zip(&self.k[cols.clone()]).zip(&self.offset[cols]);
@@ -163,9 +163,43 @@ impl<'a, T: Float> Epilogue<'a, T> {
         self.bias.is_none() && self.norm.is_none() && self.act == Activation::Identity
     }
 
+    /// Applies the epilogue to `rows` rows of `cols` elements each, the output columns
+    /// `j0..j0 + cols`, the first at `c` and each `ld` elements after the previous one;
+    /// with 256-bit vectors where the CPU has AVX2 (the same values: no fused
+    /// multiply-add). Panics as [`Epilogue::apply`].
+    ///
+    /// # Safety
+    /// The `rows` rows are valid for reads and writes, initialised, and not accessed
+    /// through any other reference meanwhile.
+    pub(crate) unsafe fn apply_rows(&self, c: *mut T, ld: usize, rows: usize, cols: usize, j0: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above); the rows as the caller promises
+            unsafe { self.apply_rows_avx2(c, ld, rows, cols, j0) };
+            return;
+        }
+        // SAFETY: as the caller promises
+        unsafe { self.apply_rows_any(c, ld, rows, cols, j0) };
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn apply_rows_avx2(&self, c: *mut T, ld: usize, rows: usize, cols: usize, j0: usize) {
+        // SAFETY: as the caller promises
+        unsafe { self.apply_rows_any(c, ld, rows, cols, j0) };
+    }
+
+    #[inline(always)]
+    unsafe fn apply_rows_any(&self, c: *mut T, ld: usize, rows: usize, cols: usize, j0: usize) {
+        for i in 0..rows {
+            // SAFETY: row i of the rows the caller promises
+            self.apply(unsafe { std::slice::from_raw_parts_mut(c.add(i * ld), cols) }, j0);
+        }
+    }
+
     /// Applies the epilogue to `row`, the output columns `j0..j0 + row.len()` of one row.
     /// Panics when the bias or normalisation has fewer columns (callers check them).
-    #[inline]
+    #[inline(always)]
     pub fn apply(&self, row: &mut [T], j0: usize) {
         if let Some(bias) = self.bias {
             let n = row.len();

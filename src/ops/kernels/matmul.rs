@@ -207,9 +207,7 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
         if plain {
             return;
         }
-        for i in i0..i0 + rows {
-            ep.apply(std::slice::from_raw_parts_mut(c.0.add(i * d.n + j0), cols), j0);
-        }
+        ep.apply_rows(c.0.add(i0 * d.n + j0), d.n, rows, cols, j0);
     };
     if d.k == 0 {
         // SAFETY: the callers' `c` holds m * n elements
