@@ -6,12 +6,12 @@
 //! it writes each block of the output (`ops::kernels::Epilogue`).
 
 use super::{
-    check_fused_inputs, const_filter, conv_forward_with, conv_geom, conv_infer, pick_float, read_attrs, Attrs, Geom,
-    FLOATS,
+    check_fused_inputs, const_filter, conv_forward_with, conv_geom, conv_infer, pick_float, read_attrs, Attrs,
+    ConvWeights, Geom, FLOATS,
 };
 use crate::error::{Error, Result};
 use crate::graph::Node;
-use crate::ops::kernels::{read_fused_ops, Activation, Epilogue, Float, FusedArgs, Gemm, Norm, PackedB, PackedWeights};
+use crate::ops::kernels::{read_fused_ops, Activation, Epilogue, Float, FusedArgs, Gemm, Norm};
 use crate::ops::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
@@ -46,14 +46,14 @@ impl RegisteredOp for FusedConv2D {
             epsilon,
             act,
             run,
-            weights: PackedWeights::default(),
+            weights: ConvWeights::default(),
         }))
     }
 }
 
 /// A fused convolution for one dtype: (input, filter, bias or normalisation, geometry,
-/// channels, activation, the float32 filter's packed form when it is a constant).
-type FusedFn = fn(&Tensor, &Tensor, Fused, &Geom, usize, Activation, Option<&PackedB>) -> Result<Tensor>;
+/// channels, activation, what is kept of the filter when it is a constant).
+type FusedFn = fn(&Tensor, &Tensor, Fused, &Geom, usize, Activation, Option<&ConvWeights>) -> Result<Tensor>;
 
 /// What a fused convolution applies before its activation: a bias, or a batch norm's
 /// four arguments and epsilon.
@@ -70,7 +70,7 @@ fn fused<T: Float + Gemm>(
     g: &Geom,
     o: usize,
     act: Activation,
-    packed: Option<&PackedB>,
+    weights: Option<&ConvWeights>,
 ) -> Result<Tensor> {
     let norm;
     let ep = match args {
@@ -89,17 +89,17 @@ fn fused<T: Float + Gemm>(
             Epilogue { bias: None, norm: Some(&norm), act }
         }
     };
-    conv_forward_with(x, f, g, o, ep, packed)
+    conv_forward_with(x, f, g, o, ep, weights)
 }
 
-/// The prepared `_FusedConv2D` kernel (with a constant float32 filter's packed form).
+/// The prepared `_FusedConv2D` kernel (with what it keeps of a constant filter).
 struct FusedConv2DKernel {
     attrs: Attrs,
     args: FusedArgs,
     epsilon: f64,
     act: Activation,
     run: FusedFn,
-    weights: PackedWeights,
+    weights: ConvWeights,
 }
 
 impl Kernel for FusedConv2DKernel {
@@ -111,7 +111,6 @@ impl Kernel for FusedConv2DKernel {
             FusedArgs::BiasAdd => Fused::Bias(ctx.input(2)),
             FusedArgs::BatchNorm => Fused::Norm([2, 3, 4, 5].map(|i| ctx.input(i)), self.epsilon),
         };
-        let packed = const_filter(ctx, &self.weights, &g, o);
-        Ok(vec![(self.run)(x, f, args, &g, o, self.act, packed.as_deref())?])
+        Ok(vec![(self.run)(x, f, args, &g, o, self.act, const_filter(ctx, &self.weights))?])
     }
 }
