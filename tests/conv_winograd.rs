@@ -1,4 +1,4 @@
-//! 3x3 stride-1 convolutions with at least 16 input and output channels, which run as
+//! 3x3 stride-1 convolutions with at least 64 input and output channels, which run as
 //! Winograd F(2x2, 3x3) (`ops/conv/winograd.rs`): `Conv2D` (filter constant or fed) and
 //! `_FusedConv2D` (bias + Relu, batch norm + Relu6) against a direct float64 convolution
 //! for SAME, VALID and EXPLICIT padding, odd and even heights and widths (partial tiles),
@@ -30,11 +30,11 @@ const fn case(n: usize, h: usize, w: usize, c: usize, o: usize, padding: &'stati
 
 const CASES: &[Case] = &[
     // odd height and width: partial tiles on the bottom and right
-    case(1, 7, 9, 16, 17, "SAME", [0; 4]),
-    case(2, 8, 6, 19, 16, "VALID", [0; 4]),
-    case(3, 5, 10, 24, 33, "EXPLICIT", [2, 1, 0, 3]),
+    case(1, 7, 9, 64, 65, "SAME", [0; 4]),
+    case(2, 8, 6, 67, 64, "VALID", [0; 4]),
+    case(3, 5, 10, 72, 83, "EXPLICIT", [2, 1, 0, 3]),
     // one output pixel: one tile, three quarters of it outside the output
-    case(1, 3, 3, 16, 16, "VALID", [0; 4]),
+    case(1, 3, 3, 64, 64, "VALID", [0; 4]),
     // several chunks of tiles
     case(2, 40, 37, 64, 72, "SAME", [0; 4]),
 ];

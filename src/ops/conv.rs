@@ -1,7 +1,8 @@
 //! Convolution and pooling (TensorFlow's `nn_ops`), NHWC only: Conv2D with its gradient
 //! ops Conv2DBackpropInput and Conv2DBackpropFilter, MaxPool/MaxPoolGrad and
 //! AvgPool/AvgPoolGrad. Conv2D runs as a matrix product: straight on the NHWC input for a
-//! 1x1 stride-1 convolution, else on the patch matrix (im2col, made in parallel into one
+//! 1x1 stride-1 convolution, as Winograd F(2x2,3x3) for a 3x3 stride-1 one with enough
+//! channels (`conv/winograd.rs`), else on the patch matrix (im2col, made in parallel into one
 //! buffer sized once per run of the kernel); pooling splits output rows over the intra-op
 //! pool.
 //!
