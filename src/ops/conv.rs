@@ -1,7 +1,8 @@
 //! Convolution and pooling (TensorFlow's `nn_ops`), NHWC only: Conv2D with its gradient
 //! ops Conv2DBackpropInput and Conv2DBackpropFilter, MaxPool/MaxPoolGrad and
 //! AvgPool/AvgPoolGrad. Conv2D runs as a matrix product: straight on the NHWC input for a
-//! 1x1 stride-1 convolution, else on the patch matrix (im2col, made in parallel into one
+//! 1x1 stride-1 convolution, as Winograd F(2x2,3x3) for a 3x3 stride-1 one with enough
+//! channels (`conv/winograd.rs`), else on the patch matrix (im2col, made in parallel into one
 //! buffer sized once per run of the kernel); pooling splits output rows over the intra-op
 //! pool.
 //!
@@ -19,13 +20,12 @@
 use super::array::int_values;
 use super::kernels::{
     gemm, gemm_uninit_packed, matmul as matmul_kernel, parallel, with_scratch, Dims, Epilogue, Float, Gemm, Num,
-    PackedB, PackedWeights,
+    PackedWeights,
 };
 use super::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::tensor::{checked_num_elements, fmt_dims, try_filled, try_with_capacity, DType, Shape, Tensor};
-use std::sync::Arc;
 
 pub mod argmax_pool;
 pub mod depthwise;
@@ -36,6 +36,7 @@ mod fused;
 mod fused_depthwise;
 pub mod patches;
 mod patches_grad;
+mod winograd;
 
 pub use argmax_pool::max_pool_with_argmax;
 pub use depthwise::{
@@ -416,20 +417,36 @@ fn is_pointwise(g: &Geom) -> bool {
     g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w
 }
 
-fn conv_forward<T: Float + Gemm>(x: &Tensor, f: &Tensor, g: &Geom, o: usize) -> Result<Tensor> {
-    conv_forward_with::<T>(x, f, g, o, Epilogue::none(), None)
+fn conv_forward<T: Float + Gemm>(
+    x: &Tensor,
+    f: &Tensor,
+    g: &Geom,
+    o: usize,
+    weights: Option<&ConvWeights>,
+) -> Result<Tensor> {
+    conv_forward_with::<T>(x, f, g, o, Epilogue::none(), weights)
+}
+
+/// What a convolution kernel keeps of a `Const` filter across runs: its packed form for the
+/// im2col product (float32), and its Winograd transform.
+#[derive(Default)]
+struct ConvWeights {
+    packed: PackedWeights,
+    winograd: winograd::WinogradWeights,
 }
 
 /// The convolution of [`conv_forward`] with `ep`'s bias and activation applied by the
-/// product as it writes each block of the output (`_FusedConv2D`); with `packed`, the
-/// float32 filter's packed form (see [`PackedWeights`]) stands in for the filter.
+/// product as it writes each block of the output (`_FusedConv2D`). A 3x3 stride-1 window
+/// with enough channels runs as Winograd F(2x2, 3x3) (`conv/winograd.rs`), other windows
+/// as a product on the patch matrix. With `weights` (the filter is a `Const`), the filter's
+/// packed form or Winograd transform is kept there for the next runs.
 fn conv_forward_with<T: Float + Gemm>(
     x: &Tensor,
     f: &Tensor,
     g: &Geom,
     o: usize,
     ep: Epilogue<T>,
-    packed: Option<&PackedB>,
+    weights: Option<&ConvWeights>,
 ) -> Result<Tensor> {
     let (xv, fv) = (x.as_slice::<T>()?, f.as_slice::<T>()?);
     let k = g.kh * g.kw * g.c;
@@ -438,9 +455,16 @@ fn conv_forward_with<T: Float + Gemm>(
     // written by the product (beta = 0), never read before
     let mut out = try_with_capacity::<T>(len, x.dtype())?;
     let slots = &mut out.spare_capacity_mut()[..len];
-    if is_pointwise(g) {
+    let packed = || weights.and_then(|w| w.packed.get(f, k, o));
+    if winograd::applies(g, o) {
+        winograd::conv(xv, f, g, o, ep, weights.map(|w| &w.winograd), slots)?;
+    } else if is_pointwise(g) {
+        let packed = packed();
+        let packed = packed.as_deref();
         gemm_uninit_packed(dims(g.n * rows, k, o), xv, fv, packed, slots, ep);
     } else {
+        let packed = packed();
+        let packed = packed.as_deref();
         let chunk = images_per_chunk(g);
         with_scratch::<T, ()>(chunk.min(g.n) * rows * k, |cols| {
             let mut img = 0;
@@ -454,7 +478,8 @@ fn conv_forward_with<T: Float + Gemm>(
             }
         })?;
     }
-    // SAFETY: the products wrote all `len` elements (every image's rows, all `o` columns)
+    // SAFETY: the products (or the Winograd tiles) wrote all `len` elements (every
+    // image's rows, all `o` columns)
     unsafe { out.set_len(len) };
     Tensor::new(&[g.n, g.oh, g.ow, o], out)
 }
@@ -574,8 +599,8 @@ impl RegisteredOp for Conv2D {
         Ok(vec![(t, conv_infer(ctx.shape(0), ctx.shape(1), &a)?)])
     }
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
-        let run = pick_float::<ConvFn>(node, conv_forward::<f32>, conv_forward::<f64>)?;
-        Ok(Box::new(Conv2DKernel { attrs: read_attrs(node, false)?, run, weights: PackedWeights::default() }))
+        let run = pick_float::<ForwardFn>(node, conv_forward::<f32>, conv_forward::<f64>)?;
+        Ok(Box::new(Conv2DKernel { attrs: read_attrs(node, false)?, run, weights: ConvWeights::default() }))
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
@@ -594,12 +619,16 @@ impl RegisteredOp for Conv2D {
 /// out_backprop); Conv2DBackpropFilter: (input, out_backprop).
 type ConvFn = fn(&Tensor, &Tensor, &Geom, usize) -> Result<Tensor>;
 
-/// The prepared `Conv2D` kernel: its window attrs, the im2col kernel of its dtype, and
-/// a constant float32 filter's packed form.
+/// `Conv2D`'s kernel function for one dtype: (input, filter, geometry, output channels,
+/// what is kept of a `Const` filter) to the result.
+type ForwardFn = fn(&Tensor, &Tensor, &Geom, usize, Option<&ConvWeights>) -> Result<Tensor>;
+
+/// The prepared `Conv2D` kernel: its window attrs, the kernel of its dtype, and what it
+/// keeps of a constant filter (see [`ConvWeights`]).
 struct Conv2DKernel {
     attrs: Attrs,
-    run: ConvFn,
-    weights: PackedWeights,
+    run: ForwardFn,
+    weights: ConvWeights,
 }
 impl Kernel for Conv2DKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
@@ -608,17 +637,14 @@ impl Kernel for Conv2DKernel {
         if x.dtype() != f.dtype() {
             return Err(Error::invalid_argument(format!("Conv2D input is {} but filter is {}", x.dtype(), f.dtype())));
         }
-        if let Some(packed) = const_filter(ctx, &self.weights, &g, o) {
-            return Ok(vec![conv_forward_with::<f32>(x, f, &g, o, Epilogue::none(), Some(&packed))?]);
-        }
-        Ok(vec![(self.run)(x, f, &g, o)?])
+        Ok(vec![(self.run)(x, f, &g, o, const_filter(ctx, &self.weights))?])
     }
 }
 
-/// The packed form of a float32 filter (input 1) that comes from a `Const` node, `[kh *
-/// kw * c, o]` as the product reads it; `None` for other filters.
-fn const_filter(ctx: &KernelCtx, weights: &PackedWeights, g: &Geom, o: usize) -> Option<Arc<PackedB>> {
-    ctx.packed_const_input(1, weights, g.kh * g.kw * g.c, o)
+/// `weights` when the filter (input 1) comes from a `Const` node (its packed form or
+/// transform may then be kept across runs), else `None`.
+fn const_filter<'a>(ctx: &KernelCtx, weights: &'a ConvWeights) -> Option<&'a ConvWeights> {
+    ctx.is_const_input(1).then_some(weights)
 }
 
 /// The prepared `Conv2DBackpropInput` kernel.

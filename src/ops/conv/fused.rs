@@ -6,12 +6,12 @@
 //! it writes each block of the output (`ops::kernels::Epilogue`).
 
 use super::{
-    check_fused_inputs, const_filter, conv_forward_with, conv_geom, conv_infer, pick_float, read_attrs, Attrs, Geom,
-    FLOATS,
+    check_fused_inputs, const_filter, conv_forward_with, conv_geom, conv_infer, pick_float, read_attrs, Attrs,
+    ConvWeights, Geom, FLOATS,
 };
 use crate::error::{Error, Result};
 use crate::graph::Node;
-use crate::ops::kernels::{read_fused_ops, Activation, EpilogueArgs, Float, FusedArgs, Gemm, PackedB, PackedWeights};
+use crate::ops::kernels::{read_fused_ops, Activation, EpilogueArgs, Float, FusedArgs, Gemm};
 use crate::ops::{InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
@@ -48,16 +48,16 @@ impl RegisteredOp for FusedConv2D {
             epsilon,
             act,
             run,
-            weights: PackedWeights::default(),
+            weights: ConvWeights::default(),
         }))
     }
 }
 
 /// A fused convolution for one dtype: (input, filter, what its `fused_ops` name, their
-/// arguments, epsilon, geometry, channels, activation, the float32 filter's packed form when
-/// it is a constant).
+/// arguments, epsilon, geometry, channels, activation, what is kept of the filter when it
+/// is a constant).
 type FusedFn =
-    fn(&Tensor, &Tensor, FusedArgs, &[Tensor], f64, &Geom, usize, Activation, Option<&PackedB>) -> Result<Tensor>;
+    fn(&Tensor, &Tensor, FusedArgs, &[Tensor], f64, &Geom, usize, Activation, Option<&ConvWeights>) -> Result<Tensor>;
 
 #[allow(clippy::too_many_arguments)]
 fn fused<T: Float + Gemm>(
@@ -69,20 +69,20 @@ fn fused<T: Float + Gemm>(
     g: &Geom,
     o: usize,
     act: Activation,
-    packed: Option<&PackedB>,
+    weights: Option<&ConvWeights>,
 ) -> Result<Tensor> {
     let ep = EpilogueArgs::<T>::new(kind, args, epsilon, Some(o), act)?;
-    conv_forward_with(x, f, g, o, ep.epilogue(), packed)
+    conv_forward_with(x, f, g, o, ep.epilogue(), weights)
 }
 
-/// The prepared `_FusedConv2D` kernel (with a constant float32 filter's packed form).
+/// The prepared `_FusedConv2D` kernel (with what it keeps of a constant filter).
 struct FusedConv2DKernel {
     attrs: Attrs,
     args: FusedArgs,
     epsilon: f64,
     act: Activation,
     run: FusedFn,
-    weights: PackedWeights,
+    weights: ConvWeights,
 }
 
 impl Kernel for FusedConv2DKernel {
@@ -90,8 +90,8 @@ impl Kernel for FusedConv2DKernel {
         check_fused_inputs("_FusedConv2D", &ctx.inputs, self.args)?;
         let (x, f) = (ctx.input(0), ctx.input(1));
         let (g, o) = conv_geom(x.shape(), f.shape(), &self.attrs)?;
-        let packed = const_filter(ctx, &self.weights, &g, o);
         let args = &ctx.inputs[2..];
-        Ok(vec![(self.run)(x, f, self.args, args, self.epsilon, &g, o, self.act, packed.as_deref())?])
+        let weights = const_filter(ctx, &self.weights);
+        Ok(vec![(self.run)(x, f, self.args, args, self.epsilon, &g, o, self.act, weights)?])
     }
 }

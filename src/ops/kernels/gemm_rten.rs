@@ -27,6 +27,17 @@ thread_local! {
 /// blocked layout the same way). Made by [`PackedWeights::get`].
 pub(crate) struct PackedB(PackedBMatrix<f32>);
 
+impl PackedB {
+    /// `data` read as a row-major `[k, n]` matrix, packed; `None` when it does not hold
+    /// `k * n` elements or is empty.
+    pub(crate) fn new(data: &[f32], k: usize, n: usize) -> Option<PackedB> {
+        if k.checked_mul(n) != Some(data.len()) || k == 0 || n == 0 {
+            return None;
+        }
+        Some(PackedB(EXECUTOR.with(|ex| ex.prepack_b(NdTensorView::from_data([k, n], data)))))
+    }
+}
+
 /// A kernel's packed copy of its constant right operand (`Conv2D`'s filter, `MatMul`'s
 /// `b`), made on its first run and reused while later runs pass the same buffer (a
 /// `Const` node's value is one buffer for every run). Holds a clone of the tensor it
@@ -48,10 +59,7 @@ impl PackedWeights {
             }
         }
         let data = t.as_slice::<f32>().ok()?;
-        if k.checked_mul(n) != Some(data.len()) || k == 0 || n == 0 {
-            return None;
-        }
-        let packed = Arc::new(PackedB(EXECUTOR.with(|ex| ex.prepack_b(NdTensorView::from_data([k, n], data)))));
+        let packed = Arc::new(PackedB::new(data, k, n)?);
         *slot = Some((t.clone(), packed.clone()));
         Some(packed)
     }
