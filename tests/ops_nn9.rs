@@ -224,7 +224,9 @@ fn complex_part_gradients_match_finite_differences() {
 fn complex_product_gradients_match_finite_differences() {
     use common::one;
     type Mm = fn(&Scope, &Output, &Output) -> Output;
-    let cases: [(&[usize], &[usize], &[usize], Mm); 4] = [
+    // shapes of a, b and the product, and the product
+    type Case = (&'static [usize], &'static [usize], &'static [usize], Mm);
+    let cases: [Case; 4] = [
         (&[3, 4], &[4, 2], &[3, 2], |s, a, b| ops::matmul(s, a, b).unwrap()),
         (&[4, 3], &[2, 4], &[3, 2], |s, a, b| ops::matmul_t(s, a, b, true, true).unwrap()),
         (&[2, 3, 4], &[2, 4, 2], &[2, 3, 2], |s, a, b| ops::batch_matmul(s, a, b, false, false).unwrap()),

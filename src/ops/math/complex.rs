@@ -242,8 +242,8 @@ where
     let (cx, cy) = (conj && trans.0, conj && trans.1);
     let nb: usize = batch.iter().product();
     let mut out = Vec::with_capacity(nb * m * n);
-    for b in 0..nb {
-        let (ox, oy) = (ix[b] * sx[rx - 2] * sx[rx - 1], iy[b] * sy[ry - 2] * sy[ry - 1]);
+    for (&bx, &by) in ix.iter().zip(&iy) {
+        let (ox, oy) = (bx * sx[rx - 2] * sx[rx - 1], by * sy[ry - 2] * sy[ry - 1]);
         for i in 0..m {
             for j in 0..n {
                 let (mut re, mut im) = (T::default(), T::default());

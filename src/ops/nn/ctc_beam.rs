@@ -112,8 +112,8 @@ impl<T: Real> Search<T> {
     /// The least probable leaf (`TopN::peek_bottom`).
     fn bottom(&self) -> usize {
         let mut at = 0;
-        for i in 1..self.leaves.len() {
-            if self.total(self.leaves[i]) < self.total(self.leaves[at]) {
+        for (i, &e) in self.leaves.iter().enumerate().skip(1) {
+            if self.total(e) < self.total(self.leaves[at]) {
                 at = i;
             }
         }
@@ -227,8 +227,8 @@ impl<T: Real> Search<T> {
     }
 }
 
-/// `CTCBeamSearchDecoder(inputs, sequence_length)` (attrs `beam_width` >= 1, `top_paths`
-/// >= 1, `merge_repeated` = true, `T` float32 or float64): for logits `inputs [max_time,
+/// `CTCBeamSearchDecoder(inputs, sequence_length)` (attrs `beam_width` and `top_paths`,
+/// each at least 1, `merge_repeated` = true, `T` float32 or float64): for logits `inputs [max_time,
 /// batch, num_classes]` (the blank the last class) and int32 `sequence_length [batch]`,
 /// TensorFlow's beam search keeping `beam_width` prefixes over each sequence's first
 /// `sequence_length[b]` steps. Outputs, `top_paths` of each: `decoded_indices [n, 2]`, then
@@ -298,6 +298,9 @@ impl RegisteredOp for CtcBeamSearchDecoder {
     }
 }
 
+/// One batch element's decoded paths, most probable first.
+type Paths = Vec<Vec<i64>>;
+
 struct BeamKernel {
     width: usize,
     top: usize,
@@ -306,7 +309,7 @@ struct BeamKernel {
 
 impl BeamKernel {
     /// Each batch element's best paths and their log probabilities.
-    fn decode<T: Real>(&self, x: &[T], shape: [usize; 3], seq: &[i32]) -> Result<(Vec<Vec<Vec<i64>>>, Vec<f64>)> {
+    fn decode<T: Real>(&self, x: &[T], shape: [usize; 3], seq: &[i32]) -> Result<(Vec<Paths>, Vec<f64>)> {
         let [_, batch, classes] = shape;
         let mut paths = Vec::with_capacity(batch);
         let mut log_probs = Vec::with_capacity(batch * self.top);
