@@ -4,13 +4,15 @@
 //! More activations (Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign) are in
 //! [`activations`], fused batch normalization in [`batch_norm`] and [`batch_norm_grad`], `InTopK` in
 //! [`in_top_k`](mod@in_top_k), local response normalization in [`lrn`](mod@lrn), CTC loss in
-//! [`ctc`](mod@ctc) and its greedy decoder in [`ctc_greedy`].
+//! [`ctc`](mod@ctc), its greedy decoder in [`ctc_greedy`] and its beam search decoder in
+//! [`ctc_beam`].
 
 pub mod accidental_hits;
 pub mod activations;
 pub mod batch_norm;
 pub mod batch_norm_grad;
 pub mod ctc;
+pub mod ctc_beam;
 pub mod ctc_greedy;
 pub mod in_top_k;
 pub mod lrn;
@@ -19,6 +21,7 @@ pub use activations::{elu, leaky_relu, relu6, selu, silu, softplus, softsign, sw
 pub use batch_norm::{fused_batch_norm, FusedBatchNormOptions, FusedBatchNormVersion};
 pub use batch_norm_grad::fused_batch_norm_grad;
 pub use ctc::{ctc_loss, CtcLossOptions};
+pub use ctc_beam::ctc_beam_search_decoder;
 pub use ctc_greedy::ctc_greedy_decoder;
 pub use in_top_k::{in_top_k, in_top_k_v2, InTopK};
 pub use lrn::{lrn, lrn_grad, LrnOptions, LRN};

@@ -153,9 +153,11 @@ pub fn gradients(ys: &[Output], xs: &[Output], grad_ys: Option<&[Output]>) -> Re
         if node.inputs.is_empty() || grads.iter().all(|g| g.is_none()) {
             continue;
         }
-        // trainable outputs (TensorFlow's `_IsTrainable`): floating point, or a resource
+        // trainable outputs (TensorFlow's `_IsTrainable`): floating point or complex, or a resource
         // handle (a variable's gradient flows to its handle, through cond's Switches too)
-        if !node.outputs.iter().any(|(d, _)| d.is_floating() || matches!(d, DType::Resource | DType::Variant)) {
+        if !node.outputs.iter().any(|(d, _)| {
+            d.is_floating() || matches!(d, DType::Complex64 | DType::Complex128 | DType::Resource | DType::Variant)
+        }) {
             continue;
         }
         let def =

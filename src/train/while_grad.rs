@@ -162,7 +162,9 @@ pub(crate) fn loop_gradient(
         if node.inputs.is_empty() || og.iter().all(Option::is_none) {
             continue;
         }
-        if !node.outputs.iter().any(|(d, _)| d.is_floating() || matches!(d, DType::Resource | DType::Variant)) {
+        if !node.outputs.iter().any(|(d, _)| {
+            d.is_floating() || matches!(d, DType::Complex64 | DType::Complex128 | DType::Resource | DType::Variant)
+        }) {
             continue;
         }
         let def =

@@ -157,7 +157,7 @@ pub fn tf_imported(dir: &str, name: &str) -> Graph {
 
 /// Imports `<dir>/<name>.pbtxt`, runs every output `<name>.json` lists (at least
 /// `at_least`) and compares with TensorFlow's: shape, dtype, values (rel 1e-5 for floats,
-/// 1e-3 for half; exact for integers and bools; NaN where TensorFlow has NaN).
+/// 1e-3 for half; exact for integers, bools and strings; NaN where TensorFlow has NaN).
 pub fn runs_to_tensorflows_values(dir: &str, name: &str, at_least: usize) {
     let exp = tf_json(dir, name);
     let outs = exp["outputs"].as_object().unwrap();
@@ -172,6 +172,12 @@ pub fn runs_to_tensorflows_values(dir: &str, name: &str, at_least: usize) {
             want["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap() as usize).collect();
         assert_eq!(r.shape(), shape.as_slice(), "{key} ({name}): shape");
         assert_eq!(r.dtype().name(), want["dtype"].as_str().unwrap(), "{key}: dtype");
+        if let tensorgraph::tensor::Storage::Str(v) = r.storage() {
+            let want: Vec<&str> = want["values"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+            let got: Vec<String> = v.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect();
+            assert_eq!(got, want, "{key} ({name})");
+            continue;
+        }
         let got = r.to_f64_vec().unwrap();
         let exact = !matches!(r.dtype(), DType::Float | DType::Double | DType::Half);
         for (i, (g, w)) in got.iter().zip(want["values"].as_array().unwrap()).enumerate() {
@@ -204,6 +210,7 @@ pub fn refuses_as_tensorflow(dir: &str, name: &str, at_least: usize, expected: f
             "InvalidArgumentError" => tensorgraph::Code::InvalidArgument,
             "InternalError" => tensorgraph::Code::Internal,
             "FailedPreconditionError" => tensorgraph::Code::FailedPrecondition,
+            "UnimplementedError" => tensorgraph::Code::Unimplemented,
             other => panic!("{key}: TensorFlow's {other} has no case here"),
         };
         assert_eq!(e.code, code, "{key}: {e}");

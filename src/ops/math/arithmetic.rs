@@ -307,6 +307,9 @@ impl RegisteredOp for AddN {
         if t == DType::Variant {
             return Ok(Box::new(FnKernel(crate::ops::tensor_list::add_n_lists)));
         }
+        if matches!(t, DType::Complex64 | DType::Complex128) {
+            return Ok(Box::new(FnKernel(super::complex::add_n_complex)));
+        }
         let f = crate::dispatch_numeric!(t, "AddN", T => add_n_kernel::<T>);
         Ok(Box::new(FnKernel(f)))
     }

@@ -12,12 +12,13 @@ use crate::tensor::{DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[&BatchMatMulV2];
 
-const DTYPES: &[DType] = &[DType::Float, DType::Double, DType::Int32, DType::Int64];
+const DTYPES: &[DType] =
+    &[DType::Float, DType::Double, DType::Int32, DType::Int64, DType::Complex64, DType::Complex128];
 
 /// `BatchMatMulV2(x, y)` (attrs `T`, `adj_x`, `adj_y`, `grad_x`, `grad_y`): `x[..., m,
 /// k] @ y[..., k, n]` with the leading (batch) dimensions broadcast as NumPy, giving
-/// `[batch..., m, n]`; `adj_x`/`adj_y` transpose the matrices first. float32, float64,
-/// int32, int64. Errors: `InvalidArgument` for a rank below 2 (`Shape must be at least
+/// `[batch..., m, n]`; `adj_x`/`adj_y` transpose the matrices first (conjugate transposes
+/// of complex ones). float32, float64, int32, int64, complex64, complex128. Errors: `InvalidArgument` for a rank below 2 (`Shape must be at least
 /// rank 2 but is rank 1`), inner dimensions that differ or batch dimensions that do not
 /// broadcast (`Dimensions must be equal, but are 4 and 5 ...`; when run, `Matrix
 /// size-incompatible` and `In[0] and In[1] must have compatible batch dimensions`).
@@ -135,7 +136,11 @@ struct BatchMatMulKernel {
 
 impl Kernel for BatchMatMulKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-        Ok(vec![batch_matmul_kernel(ctx.input(0), ctx.input(1), self.adj_x, self.adj_y)?])
+        let (x, y) = (ctx.input(0), ctx.input(1));
+        if matches!(x.dtype(), DType::Complex64 | DType::Complex128) {
+            return Ok(vec![super::complex::complex_batch_matmul(x, y, (self.adj_x, self.adj_y), true)?]);
+        }
+        Ok(vec![batch_matmul_kernel(x, y, self.adj_x, self.adj_y)?])
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[&MatMul];
 
-/// `MatMul(a, b)`: `a @ b` for rank-2 float32/float64 tensors of one dtype; attrs
+/// `MatMul(a, b)`: `a @ b` for rank-2 float32/float64/complex64/complex128 tensors of one dtype; attrs
 /// `transpose_a`, `transpose_b` (default false) transpose an operand first. Errors:
 /// `InvalidArgument` for another rank or mismatched inner dimensions (naming both shapes;
 /// at build time when known), a non-bool transpose attr or another dtype (when the session
@@ -49,6 +49,9 @@ impl RegisteredOp for MatMul {
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let (transpose_a, transpose_b) = transposes(node)?;
         let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
+        if matches!(t, DType::Complex64 | DType::Complex128) {
+            return Ok(Box::new(ComplexMatMulKernel(transpose_a, transpose_b)));
+        }
         if !matches!(t, DType::Float | DType::Double) {
             return Err(no_kernel("MatMul", t));
         }
@@ -57,7 +60,14 @@ impl RegisteredOp for MatMul {
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let s = ctx.scope;
         let (ta, tb) = transposes(ctx.node)?;
-        let (a, b) = (&ctx.inputs[0], &ctx.inputs[1]);
+        // TensorFlow's `_MatMulGrad` conjugates complex operands (`math_ops.conj`)
+        let complex = matches!(ctx.inputs[0].dtype(), DType::Complex64 | DType::Complex128);
+        let (a, b) = if complex {
+            (super::complex::conj(s, &ctx.inputs[0])?, super::complex::conj(&s.named("Conj_1"), &ctx.inputs[1])?)
+        } else {
+            (ctx.inputs[0].clone(), ctx.inputs[1].clone())
+        };
+        let (a, b) = (&a, &b);
         let g = ctx.grad(0)?;
         let s1 = s.named("MatMul_1");
         let mm_a = |s: &Scope, x: &Output, y: &Output, ta, tb| matmul_op(s, x, y, (ta, tb), (true, false));
@@ -69,6 +79,23 @@ impl RegisteredOp for MatMul {
             (true, true) => (mm_a(s, b, &g, true, true)?, mm_b(&s1, &g, a, true, true)?),
         };
         Ok(vec![Some(ga), Some(gb)])
+    }
+}
+
+/// A prepared complex `MatMul`: its transposes (plain, not conjugating).
+struct ComplexMatMulKernel(bool, bool);
+
+impl Kernel for ComplexMatMulKernel {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        let (a, b) = (ctx.input(0), ctx.input(1));
+        if a.rank() != 2 || b.rank() != 2 {
+            return Err(Error::invalid_argument(format!(
+                "In[0] and In[1] are not both matrices: {} and {}",
+                Shape::known(a.shape()),
+                Shape::known(b.shape())
+            )));
+        }
+        Ok(vec![super::complex::complex_batch_matmul(a, b, (self.0, self.1), false)?])
     }
 }
 

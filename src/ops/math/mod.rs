@@ -38,6 +38,7 @@ pub mod bincount;
 pub mod cholesky;
 pub mod clip;
 pub mod compare;
+pub mod complex;
 pub mod cross;
 pub mod cumulative;
 pub mod cumulative_logsumexp;
@@ -86,6 +87,7 @@ pub use binary::{BinaryFns, BinaryOp};
 pub use cholesky::{cholesky, cholesky_grad};
 pub use clip::{clip_by_value, l2_loss};
 pub use compare::{equal, greater, greater_equal, less, less_equal};
+pub use complex::{angle, complex, complex_abs, conj, imag, real};
 pub use cross::cross;
 pub use cumulative::{cumprod, cumprod_dyn, cumsum, cumsum_dyn};
 pub use cumulative_logsumexp::{cumulative_logsumexp, cumulative_logsumexp_dyn};
@@ -172,6 +174,7 @@ pub(super) fn defs() -> impl Iterator<Item = &'static &'static dyn RegisteredOp>
         approx_equal::DEFS,
         segment_reduce::DEFS,
         unsorted_segment::DEFS,
+        complex::DEFS,
     ]
     .into_iter()
     .flatten()

@@ -18,7 +18,8 @@ pub static ABS: UnaryOp =
         Ok(vec![Some(mul(s, &c.grad(0)?, &sign(s, &c.inputs[0])?)?)])
     });
 
-/// `Sign`: -1, 0 or 1 by the sign of `x` (NaN stays NaN, -0.0 gives 0). Gradient
+/// `Sign`: -1, 0 or 1 by the sign of `x` (NaN stays NaN, -0.0 gives 0; float32, float64,
+/// int32, int64, int8, int16 as TensorFlow's CPU kernels). Gradient
 /// (`_SignGrad`): zeros shaped like `x`.
 pub static SIGN: UnaryOp = UnaryOp::new(
     "Sign",
@@ -32,7 +33,8 @@ pub static SIGN: UnaryOp = UnaryOp::new(
         } else {
             0.0
         },
-        int: |x| x.signum()
+        int: |x| x.signum(),
+        signed_small_ints
     ),
     |c| Ok(vec![Some(zeros_like(c.scope, &c.inputs[0])?)]),
 );
@@ -54,7 +56,7 @@ pub fn abs(s: &Scope, x: &Output) -> Result<Output> {
     unary_op(s, "Abs", "Abs", x)
 }
 
-/// `tf.sign(x)`: op `Sign`, default name `Sign`. float32, float64, int32, int64.
+/// `tf.sign(x)`: op `Sign`, default name `Sign`. float32, float64, int32, int64, int8, int16.
 pub fn sign(s: &Scope, x: &Output) -> Result<Output> {
     unary_op(s, "Sign", "Sign", x)
 }
