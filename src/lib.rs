@@ -28,5 +28,5 @@ pub(crate) use ops::math::unary::{__map1, unary_fns};
 pub use error::{Code, Error, Result};
 pub use graph::{Graph, Operation, Output, Reuse, Scope, Variable};
 pub use ops::VariableOptions;
-pub use session::{Session, SessionOptions};
+pub use session::{Session, SessionOptions, MAX_THREADS};
 pub use tensor::{DType, Shape, Tensor};

@@ -332,6 +332,24 @@ fn devices_oversized_binary_files_and_text_with_bad_utf8_are_named() {
     text.extend(std::fs::read(&path).unwrap());
     let line2 = text.iter().position(|&b| b == b'\n').unwrap() + 1;
     text.splice(line2 + 2..line2 + 2, [0xc3, 0x28]);
+    // invalid UTF-8 in a comment on the first line (a Latin-1 export note)
+    let mut latin1 = b"# Mod\xe8le export\xe9\n".to_vec();
+    latin1.extend(std::fs::read(&path).unwrap());
+    let bad = write(d, "latin1.pbtxt", &latin1);
+    named(
+        &detect(&bad).unwrap_err(),
+        Code::InvalidArgument,
+        &bad,
+        ": not a valid text GraphDef: invalid UTF-8 at byte 5 (line 1, column 6): byte 0xe8",
+    );
+    // a named pipe is refused before it is opened (opening one blocks)
+    #[cfg(unix)]
+    {
+        let fifo = d.join("fifo.pb");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let e = detect(&fifo).unwrap_err();
+        assert_eq!(e.message, format!("reading {}: not a regular file (a device, pipe or socket)", fifo.display()));
+    }
     for name in ["bad_utf8.pbtxt", "bad_utf8.pb"] {
         let bad = write(d, name, &text);
         for e in [detect(&bad).unwrap_err(), read_graph_def_any(&bad).unwrap_err()] {

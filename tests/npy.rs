@@ -249,3 +249,28 @@ fn malformed_and_unsupported_files_are_named() {
     assert_eq!(e.code, Code::NotFound);
     assert!(e.message.contains("missing.npy"), "{e}");
 }
+
+#[test]
+fn devices_pipes_and_large_files_without_the_magic_are_refused_unread() {
+    let tmp = tempfile::tempdir().unwrap();
+    // a device or a named pipe: refused before it is opened (opening a pipe blocks)
+    #[cfg(unix)]
+    {
+        let fifo = tmp.path().join("x.npy");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        for path in [Path::new("/dev/zero"), fifo.as_path()] {
+            let e = Tensor::read_npy(path).unwrap_err();
+            assert_eq!(e.code, Code::InvalidArgument, "{e}");
+            assert_eq!(
+                e.message,
+                format!("reading {} as a .npy file: not a regular file (a device, pipe or socket)", path.display())
+            );
+        }
+    }
+    // a sparse 3 GiB file: its first bytes are not numpy's magic, so the rest is not read
+    let big = tmp.path().join("big.npy");
+    std::fs::File::create(&big).unwrap().set_len(3 << 30).unwrap();
+    let e = Tensor::read_npy(&big).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument, "{e}");
+    assert!(e.message.ends_with("does not start with numpy's magic \\x93NUMPY (np.save writes .npy files)"), "{e}");
+}

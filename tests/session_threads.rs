@@ -276,3 +276,19 @@ fn many_threads_and_sessions_run_at_once() {
         assert_eq!(s.variable_value(counter.op()).unwrap(), Tensor::scalar(10i64));
     }
 }
+
+#[test]
+fn thread_counts_beyond_the_limit_are_refused() {
+    let e = SessionOptions::with_threads(100_000).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(e.message.starts_with("100000 threads is more than 1024; use 0 (one thread per core: "), "{e}");
+    assert!(SessionOptions::with_threads(tensorgraph::MAX_THREADS).is_ok());
+    let mut options = SessionOptions::new();
+    options.config.inter_op_parallelism_threads = 5000;
+    let e = Session::with_options(&Graph::new(), &options).err().expect("refused");
+    assert!(e.message.starts_with("ConfigProto.inter_op_parallelism_threads is 5000; use 0"), "{e}");
+    options.config.inter_op_parallelism_threads = 0;
+    options.config.intra_op_parallelism_threads = -2;
+    let e = Session::with_options(&Graph::new(), &options).err().expect("refused");
+    assert!(e.message.starts_with("ConfigProto.intra_op_parallelism_threads is -2; use 0"), "{e}");
+}

@@ -44,9 +44,23 @@ impl Tensor {
     /// `ml_dtypes`' bfloat16); `DataLoss` when the file is shorter than its header says;
     /// `ResourceExhausted` when the memory for the values cannot be had.
     pub fn read_npy(path: impl AsRef<Path>) -> Result<Tensor> {
+        use std::io::Read;
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| io_error(e, "cannot read", path))?;
-        Tensor::from_npy_bytes(&bytes).map_err(|e| e.context(format!("reading {} as a .npy file", path.display())))
+        let context = || format!("reading {} as a .npy file", path.display());
+        // the kind of file first (stat does not block on a named pipe, open does)
+        let meta = std::fs::metadata(path).map_err(|e| io_error(e, "cannot read", path))?;
+        if !meta.is_file() {
+            return Err(Error::invalid_argument("not a regular file (a device, pipe or socket)").context(context()));
+        }
+        let mut file = std::fs::File::open(path).map_err(|e| io_error(e, "cannot read", path))?;
+        // the magic decides whether the rest is read at all
+        let mut bytes = Vec::with_capacity(MAGIC.len());
+        (&mut file).take(MAGIC.len() as u64).read_to_end(&mut bytes).map_err(|e| io_error(e, "cannot read", path))?;
+        if bytes != MAGIC {
+            return Tensor::from_npy_bytes(&bytes).map_err(|e| e.context(context()));
+        }
+        file.read_to_end(&mut bytes).map_err(|e| io_error(e, "cannot read", path))?;
+        Tensor::from_npy_bytes(&bytes).map_err(|e| e.context(context()))
     }
 
     /// Writes this tensor as a `.npy` file (`np.save`), little-endian in C order, through a

@@ -32,6 +32,10 @@ const HEAD_BYTES: usize = 4096;
 /// `InvalidData` for a binary file over 2 GiB; and `UnexpectedEof` when it shrinks while it
 /// is read.
 pub(crate) fn read_shared(path: &Path, is_text: impl Fn(&[u8]) -> bool) -> std::io::Result<Bytes> {
+    // the kind of file first: stat does not block on a named pipe, open does
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file (a device, pipe or socket)"));
+    }
     let mut file = File::open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {

@@ -611,9 +611,10 @@ fn utf8_prefix(bytes: &[u8]) -> &[u8] {
 }
 
 /// True when the start of a file (`head`, its first bytes, possibly cut inside a UTF-8
-/// sequence) is a text-format message with a first field (see [`text_format_first_field`]).
+/// sequence) is a text-format message with a first field (see [`text_format_first_field`]),
+/// or text with invalid UTF-8 sequences ([`lossy_text_kind`]).
 pub(crate) fn starts_as_text(head: &[u8]) -> bool {
-    text_format_first_field(utf8_prefix(head)).is_some_and(|field| !field.is_empty())
+    text_format_first_field(utf8_prefix(head)).is_some_and(|field| !field.is_empty()) || lossy_text_kind(head).is_some()
 }
 
 /// Text that is not UTF-8: when the bytes before the first invalid UTF-8 sequence are a
@@ -626,8 +627,7 @@ fn text_with_bad_utf8(bytes: &[u8]) -> Option<Sniffed> {
     if valid.len() == bytes.len() {
         return None;
     }
-    let field = text_format_first_field(valid).filter(|f| !f.is_empty())?;
-    let kind = if META_FIELDS.contains(&field) { ModelFileKind::TextMetaGraph } else { ModelFileKind::TextGraphDef };
+    let kind = lossy_text_kind(bytes)?;
     let at = valid.len();
     let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
     let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -640,6 +640,27 @@ fn text_with_bad_utf8(bytes: &[u8]) -> Option<Sniffed> {
             bytes[at]
         )),
     ))
+}
+
+/// Bytes of a file's start that [`lossy_text_kind`] reads.
+const LOSSY_HEAD_BYTES: usize = 64 << 10;
+
+/// The text kind of bytes that are text but for invalid UTF-8 sequences (a Latin-1 comment,
+/// a damaged byte): their first 64 KiB, the invalid sequences read as U+FFFD, hold no
+/// control characters other than whitespace, and their first field names the kind (a
+/// text `GraphDef` when no field can be read but letters are there). `None` for binary
+/// bytes: every binary model has control characters among its first bytes (field tags
+/// and lengths).
+fn lossy_text_kind(bytes: &[u8]) -> Option<ModelFileKind> {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(LOSSY_HEAD_BYTES)]);
+    if head.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c')) {
+        return None;
+    }
+    match text_format_first_field(head.as_bytes()) {
+        Some(f) if META_FIELDS.contains(&f) => Some(ModelFileKind::TextMetaGraph),
+        Some(f) if !f.is_empty() => Some(ModelFileKind::TextGraphDef),
+        _ => head.chars().any(|c| c.is_ascii_alphabetic()).then_some(ModelFileKind::TextGraphDef),
+    }
 }
 
 /// Sniffs the protobuf text format: when `bytes` look like a text-format message, the

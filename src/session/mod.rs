@@ -32,7 +32,7 @@ use session_state::SessionState;
 use smallvec::SmallVec;
 use std::sync::Arc;
 
-pub use options::SessionOptions;
+pub use options::{SessionOptions, MAX_THREADS};
 
 /// Runs a graph (`tf.Session`). Variable values live in the session; a graph may have
 /// several sessions, each with its own values. `Send + Sync`: many threads may call

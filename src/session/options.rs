@@ -5,6 +5,11 @@ use crate::error::{Error, Result};
 use crate::format::proto::{ConfigProto, GraphOptions, RewriterConfig};
 use prost::Message;
 
+/// The most threads a session's pools may have (`intra_op_parallelism_threads`,
+/// `inter_op_parallelism_threads`): more than any machine's cores; a larger count spends
+/// seconds creating threads that only wait.
+pub const MAX_THREADS: usize = 1024;
+
 /// Options of [`Session::with_options`](crate::session::Session::with_options), as
 /// TensorFlow's `SessionOptions`: its `config` is TensorFlow's `ConfigProto` (the thread
 /// fields and `graph_options.rewrite_options`). The default is TensorFlow's: every field
@@ -25,8 +30,14 @@ impl SessionOptions {
 
     /// Options with `threads` intra-op and inter-op threads (0 = one per core), as
     /// `ConfigProto(intra_op_parallelism_threads=threads, inter_op_parallelism_threads=threads)`.
-    /// Errors: `InvalidArgument` when `threads` exceeds `i32::MAX`.
+    /// Errors: `InvalidArgument` when `threads` exceeds [`MAX_THREADS`].
     pub fn with_threads(threads: usize) -> Result<SessionOptions> {
+        if threads > MAX_THREADS {
+            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+            return Err(Error::invalid_argument(format!(
+                "{threads} threads is more than {MAX_THREADS}; use 0 (one thread per core: {cores} here) or a count from 1 to {MAX_THREADS}"
+            )));
+        }
         let n = i32::try_from(threads)
             .map_err(|_| Error::invalid_argument(format!("{threads} threads is more than a ConfigProto holds")))?;
         Ok(SessionOptions {
@@ -67,13 +78,19 @@ impl SessionOptions {
         Ok(options)
     }
 
-    /// Errors: `InvalidArgument` when `intra_op_parallelism_threads` is negative.
+    /// Errors: `InvalidArgument` when `intra_op_parallelism_threads` is negative, or it or
+    /// `inter_op_parallelism_threads` is above [`MAX_THREADS`].
     pub(crate) fn check(&self) -> Result<()> {
-        let n = self.config.intra_op_parallelism_threads;
-        if n < 0 {
-            return Err(Error::invalid_argument(format!(
-                "ConfigProto.intra_op_parallelism_threads is {n}; use 0 (one thread per core) or a positive count"
-            )));
+        for (name, n, min) in [
+            ("intra_op_parallelism_threads", self.config.intra_op_parallelism_threads, 0),
+            ("inter_op_parallelism_threads", self.config.inter_op_parallelism_threads, i32::MIN),
+        ] {
+            if n < min || n as i64 > MAX_THREADS as i64 {
+                let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+                return Err(Error::invalid_argument(format!(
+                    "ConfigProto.{name} is {n}; use 0 (one thread per core: {cores} here) or a count from 1 to {MAX_THREADS}"
+                )));
+            }
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! Complex numbers (`tf.complex` and its parts): `Complex`, `Real`, `Imag`, `ComplexAbs`,
 //! `Angle`, `Conj` on complex64 (pairs of float32) and complex128 (pairs of float64), and
 //! the complex matrix products `MatMul` and `BatchMatMulV2` run
-//! ([`complex_batch_matmul`]).
+//! (`complex_batch_matmul`).
 
 use super::binary::{broadcast_partial, no_kernel, reduce_to_inputs};
 use crate::error::{Error, Result};
