@@ -49,7 +49,8 @@ impl Tensor {
         let context = || format!("reading {} as a .npy file", path.display());
         // the kind of file first (stat does not block on a named pipe, open does)
         let meta = std::fs::metadata(path).map_err(|e| io_error(e, "cannot read", path))?;
-        if !meta.is_file() {
+        // (a directory is named by the read below, as a file system error)
+        if !meta.is_file() && !meta.is_dir() {
             return Err(Error::invalid_argument("not a regular file (a device, pipe or socket)").context(context()));
         }
         let mut file = std::fs::File::open(path).map_err(|e| io_error(e, "cannot read", path))?;
