@@ -246,22 +246,7 @@ impl RegisteredOp for CtcBeamSearchDecoder {
         "CTCBeamSearchDecoder"
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        ctx.expect_inputs(2)?;
-        let t = ctx.check_dtype(0, &[DType::Float, DType::Double])?;
-        ctx.check_type_attr("T", 0)?;
-        ctx.check_dtype(1, &[DType::Int32])?;
-        for (i, r) in [(0, 3), (1, 1)] {
-            if let Some(got) = ctx.shape(i).rank().filter(|&g| g != r) {
-                return Err(Error::invalid_argument(format!("Shape must be rank {r} but is rank {got}")));
-            }
-        }
-        let d = |i: usize, k: usize| ctx.shape(i).dims().and_then(|d| d[k]);
-        let batch = match (d(0, 1), d(1, 0)) {
-            (Some(a), Some(b)) if a != b => {
-                return Err(Error::invalid_argument(format!("Dimensions must be equal, but are {a} and {b}")))
-            }
-            (a, b) => a.or(b),
-        };
+        let (t, batch) = super::ctc_greedy::infer_decoder_inputs(ctx, false)?;
         let top = ctx.node.attr_int_or("top_paths", 1)?;
         if top < 1 {
             return Err(Error::invalid_argument(format!("top_paths must be at least 1, got {top}")));

@@ -22,27 +22,37 @@ pub(in crate::ops) static DEFS: &[&dyn RegisteredOp] = &[&CtcGreedyDecoder];
 /// (`FailedPrecondition`). No gradient.
 pub struct CtcGreedyDecoder;
 
+/// The shape function's checks of a CTC decoder's inputs (TensorFlow's, shared by
+/// `CTCGreedyDecoder` and `CTCBeamSearchDecoder`): `inputs` float32/float64 `[max_time,
+/// batch, num_classes]` matching attr `T`, `sequence_length` int32 `[batch]`. Returns the
+/// dtype and the batch size when known. A rank error names the input when `name_input`
+/// (the greedy decoder's message). Errors: `InvalidArgument`.
+pub(super) fn infer_decoder_inputs(ctx: &InferCtx, name_input: bool) -> Result<(DType, Option<usize>)> {
+    ctx.expect_inputs(2)?;
+    let t = ctx.check_dtype(0, &[DType::Float, DType::Double])?;
+    ctx.check_type_attr("T", 0)?;
+    ctx.check_dtype(1, &[DType::Int32])?;
+    for (i, r) in [(0, 3), (1, 1)] {
+        if let Some(got) = ctx.shape(i).rank().filter(|&g| g != r) {
+            let which = if name_input { format!(" (input {i})") } else { String::new() };
+            return Err(Error::invalid_argument(format!("Shape must be rank {r} but is rank {got}{which}")));
+        }
+    }
+    let d = |i: usize, k: usize| ctx.shape(i).dims().and_then(|d| d[k]);
+    match (d(0, 1), d(1, 0)) {
+        (Some(a), Some(b)) if a != b => {
+            Err(Error::invalid_argument(format!("Dimensions must be equal, but are {a} and {b}")))
+        }
+        (a, b) => Ok((t, a.or(b))),
+    }
+}
+
 impl RegisteredOp for CtcGreedyDecoder {
     fn op_type(&self) -> &'static str {
         "CTCGreedyDecoder"
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
-        ctx.expect_inputs(2)?;
-        let t = ctx.check_dtype(0, &[DType::Float, DType::Double])?;
-        ctx.check_type_attr("T", 0)?;
-        ctx.check_dtype(1, &[DType::Int32])?;
-        for (i, r) in [(0, 3), (1, 1)] {
-            if let Some(got) = ctx.shape(i).rank().filter(|&g| g != r) {
-                return Err(Error::invalid_argument(format!("Shape must be rank {r} but is rank {got} (input {i})")));
-            }
-        }
-        let d = |i: usize, k: usize| ctx.shape(i).dims().and_then(|d| d[k]);
-        let batch = match (d(0, 1), d(1, 0)) {
-            (Some(a), Some(b)) if a != b => {
-                return Err(Error::invalid_argument(format!("Dimensions must be equal, but are {a} and {b}")))
-            }
-            (a, b) => a.or(b),
-        };
+        let (t, batch) = infer_decoder_inputs(ctx, true)?;
         Ok(vec![
             (DType::Int64, Shape::partial(&[None, Some(2)])),
             (DType::Int64, Shape::partial(&[None])),
