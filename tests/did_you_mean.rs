@@ -110,6 +110,17 @@ fn a_misspelt_name_or_scope_in_an_assignment_map_names_the_closest() {
 }
 
 #[test]
+fn a_device_given_as_a_checkpoint_is_named_as_not_a_regular_file() {
+    let e = CheckpointReader::open("/dev/zero").err().unwrap();
+    assert_eq!(e.code, Code::NotFound);
+    assert_eq!(
+        e.message,
+        "checkpoint /dev/zero not found: /dev/zero is not a regular file (a device, pipe or socket), and \
+         /dev/zero.index does not exist (a V2 checkpoint prefix names the files PREFIX.index and PREFIX.data-*)"
+    );
+}
+
+#[test]
 fn a_misspelt_checkpoint_prefix_names_the_checkpoint_beside_it() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = saved_checkpoint(dir.path());

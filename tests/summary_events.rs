@@ -337,6 +337,24 @@ fn missing_paths_are_not_found() {
     assert!(EventFileReader::open("/nonexistent/events").is_err());
 }
 
+#[test]
+fn devices_and_directories_are_not_read_as_event_files() {
+    // /dev/zero would read as an endless run of empty records; TF's summary_iterator fails
+    let e = EventFileReader::open("/dev/zero").err().unwrap();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert_eq!(
+        e.message,
+        "/dev/zero: not a regular file (a device, pipe or socket): TFRecord files are read from regular files"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let e = EventFileReader::open(dir.path()).err().unwrap();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(
+        e.message.ends_with(": not a regular file (a directory): TFRecord files are read from regular files"),
+        "{e}"
+    );
+}
+
 /// The child of `a_writer_killed_mid_write_leaves_complete_records`: writes events until
 /// killed (only when `TG_EVENTS_CHILD_DIR` is set).
 #[test]

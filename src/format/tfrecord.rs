@@ -64,9 +64,20 @@ pub struct RecordReader {
 }
 
 impl RecordReader {
-    /// Opens `path`. Errors: the file system's (`NotFound`, ...), naming the path.
+    /// Opens `path`. Errors: the file system's (`NotFound`, ...), naming the path;
+    /// `InvalidArgument` for a directory, device, pipe or socket.
     pub fn open(path: impl AsRef<Path>) -> Result<RecordReader> {
         let path = path.as_ref().to_path_buf();
+        // the kind of file first: stat does not block on a named pipe, open does, and a
+        // device such as /dev/zero would read forever
+        let meta = std::fs::metadata(&path).map_err(|e| super::atomic_file::io_error(e, "cannot read", &path))?;
+        if !meta.is_file() {
+            return Err(Error::invalid_argument(format!(
+                "{}: not a regular file ({}): TFRecord files are read from regular files",
+                path.display(),
+                if meta.is_dir() { "a directory" } else { "a device, pipe or socket" }
+            )));
+        }
         let file = File::open(&path).map_err(|e| super::atomic_file::io_error(e, "cannot read", &path))?;
         let size = file.metadata().map_err(|e| super::atomic_file::io_error(e, "cannot read", &path))?.len();
         Ok(RecordReader { path, input: BufReader::new(file), offset: 0, size, done: false, truncation: None })

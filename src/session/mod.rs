@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::format::proto::{RunMetadata, RunOptions, TraceLevel};
 use crate::graph::{Graph, Node, Operation, Output};
 use crate::ops::ThreadPool;
-use crate::tensor::{fmt_dims, Tensor};
+use crate::tensor::{fmt_dims, PoolUser, Tensor};
 use growth::{with_growth_note, GrowthWatch};
 use plan::Plan;
 use plan_cache::{CachedPlan, KeyRef, PlanCache};
@@ -47,6 +47,8 @@ pub struct Session {
     options: SessionOptions,
     passes: optimize::Passes,
     growth: GrowthWatch,
+    /// Keeps large freed buffers for reuse while the session lives (`tensor/pool.rs`).
+    _buffers: PoolUser,
 }
 
 impl Session {
@@ -79,6 +81,7 @@ impl Session {
             options: options.clone(),
             passes: optimize::Passes::from_config(&options.config),
             growth: GrowthWatch::default(),
+            _buffers: PoolUser::new(),
         })
     }
 

@@ -5,6 +5,7 @@
 
 use super::DType;
 use crate::error::{Code, Error, Result};
+use std::any::TypeId;
 
 /// `ResourceExhausted` for `n` elements of `dtype` that cannot be allocated, with the
 /// size in bytes (`elem_bytes` each) when it fits in a `usize`.
@@ -16,17 +17,27 @@ pub fn oom_error(dtype: DType, n: usize, elem_bytes: usize) -> Error {
     Error::new(Code::ResourceExhausted, format!("OOM when allocating a {dtype} tensor of {n} elements ({bytes})"))
 }
 
-/// An empty vector with room for exactly `n` elements, for a tensor of `dtype`.
+/// An empty vector with room for `n` elements (or up to a quarter more, for a pooled
+/// buffer), for a tensor of `dtype`.
 /// Errors: `ResourceExhausted` naming the dtype, element count and bytes when the memory
 /// cannot be had (or the byte size overflows).
-pub fn try_with_capacity<T>(n: usize, dtype: DType) -> Result<Vec<T>> {
+/// A large float32 buffer comes from the pool of buffers that finished kernels left
+/// (`tensor/pool.rs`) when one fits.
+pub fn try_with_capacity<T: 'static>(n: usize, dtype: DType) -> Result<Vec<T>> {
+    if TypeId::of::<T>() == TypeId::of::<f32>() {
+        if let Some(v) = super::pool::take(n) {
+            let mut v = std::mem::ManuallyDrop::new(v);
+            // SAFETY: `T` is `f32` (same type id), so this is the same vector, retyped
+            return Ok(unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<T>(), v.len(), v.capacity()) });
+        }
+    }
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| oom_error(dtype, n, std::mem::size_of::<T>()))?;
     Ok(v)
 }
 
 /// `n` copies of `value`, for a tensor of `dtype`. Errors: as [`try_with_capacity`].
-pub fn try_filled<T: Clone>(value: T, n: usize, dtype: DType) -> Result<Vec<T>> {
+pub fn try_filled<T: Clone + 'static>(value: T, n: usize, dtype: DType) -> Result<Vec<T>> {
     let mut v = try_with_capacity(n, dtype)?;
     v.resize(n, value);
     Ok(v)
@@ -34,7 +45,7 @@ pub fn try_filled<T: Clone>(value: T, n: usize, dtype: DType) -> Result<Vec<T>> 
 
 /// The items of `iter` (of known length) collected into a vector allocated up front,
 /// for a tensor of `dtype`. Errors: as [`try_with_capacity`].
-pub fn try_collect<T>(iter: impl ExactSizeIterator<Item = T>, dtype: DType) -> Result<Vec<T>> {
+pub fn try_collect<T: 'static>(iter: impl ExactSizeIterator<Item = T>, dtype: DType) -> Result<Vec<T>> {
     let mut v = try_with_capacity(iter.len(), dtype)?;
     v.extend(iter);
     Ok(v)

@@ -3,6 +3,7 @@
 mod alloc;
 mod convert;
 mod dtype;
+mod pool;
 mod quantized;
 mod shape;
 mod summary;
@@ -15,6 +16,7 @@ mod variant;
 #[doc(hidden)]
 pub use alloc::{check_alloc, checked_num_elements, oom_error, try_collect, try_filled, try_with_capacity};
 pub use dtype::DType;
+pub use pool::{pooled_bytes, release_pooled_buffers, PoolUser, MAX_BUFFERS, MAX_POOLED_BYTES, MIN_POOLED_BYTES};
 pub use quantized::{QInt16, QInt32, QInt8, QUInt16, QUInt8};
 #[doc(hidden)]
 pub use shape::fmt_dims;

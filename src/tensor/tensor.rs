@@ -277,6 +277,14 @@ pub struct Tensor {
     storage: Arc<Storage>,
 }
 
+impl Drop for Tensor {
+    /// A large float32 buffer this tensor was the last holder of goes to the buffer pool
+    /// while a session is alive (`tensor/pool.rs`), for the next kernel to reuse.
+    fn drop(&mut self) {
+        super::pool::recycle(&mut self.storage);
+    }
+}
+
 impl Tensor {
     /// Builds a tensor of `shape` from storage. Errors: `InvalidArgument` when the element
     /// count differs from the product of `shape`.

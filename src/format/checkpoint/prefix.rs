@@ -106,9 +106,17 @@ fn meta_stem(path: &Path) -> Option<PathBuf> {
 /// `.index` is missing and it is no V1 file). A path ending in `.index` or `.data-*` is
 /// named as given (not `X.index.index`), with the V1 file `X` to pass when that exists; a
 /// path `X.meta` as a meta graph without its checkpoint `X`; any other prefix with the
-/// checkpoints near it ([`checkpoints_near`]), so the user sees what to pass.
+/// checkpoints near it ([`checkpoints_near`]), so the user sees what to pass; a device,
+/// pipe or socket (`/dev/zero`) as not a regular file.
 pub fn missing_checkpoint_message(prefix: &Path) -> String {
     let shown = prefix.display();
+    if std::fs::metadata(prefix).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return format!(
+            "checkpoint {shown} not found: {shown} is not a regular file (a device, pipe or socket), and {} does not \
+             exist (a V2 checkpoint prefix names the files PREFIX.index and PREFIX.data-*)",
+            index_path(prefix).display()
+        );
+    }
     if let Some(stem) = strip_checkpoint_suffix(prefix) {
         return if stem.is_file() {
             format!(
