@@ -516,3 +516,88 @@ const F64_SAME_2_Y: &[f64] = &[
     -1.28125, -0.0625, -0.09375, -0.25, -0.84375, 1.15625, 1.65625, 2.5, 1.71875, 1.0625, -1.625, -0.125, -2.625,
     -0.65625, -0.28125, -0.53125, -0.875, 0.0625, 0.3125, 0.59375, 2.90625, -1.40625, -0.28125,
 ];
+
+/// `DepthwiseConv2dNative` of NHWC `x [n,h,w,c]` and `f [kh,kw,c,1]` in float64, with the
+/// padding before (top, left) and the output dims; and each output's sum of |x * w|.
+fn reference_m1(
+    x: &[f32],
+    [n, h, w, c]: [usize; 4],
+    f: &[f32],
+    [kh, kw]: [usize; 2],
+    [sh, sw]: [usize; 2],
+    [pt, pl]: [usize; 2],
+    [oh, ow]: [usize; 2],
+) -> (Vec<f64>, Vec<f64>) {
+    let (mut y, mut mag) = (Vec::new(), Vec::new());
+    for b in 0..n {
+        for oy in 0..oh {
+            for ox in 0..ow {
+                for ch in 0..c {
+                    let (mut s, mut m) = (0f64, 0f64);
+                    for ky in 0..kh {
+                        for kx in 0..kw {
+                            let (iy, ix) =
+                                ((oy * sh + ky) as isize - pt as isize, (ox * sw + kx) as isize - pl as isize);
+                            if iy < 0 || ix < 0 || iy >= h as isize || ix >= w as isize {
+                                continue;
+                            }
+                            let t = x[((b * h + iy as usize) * w + ix as usize) * c + ch] as f64
+                                * f[(ky * kw + kx) * c + ch] as f64;
+                            s += t;
+                            m += t.abs();
+                        }
+                    }
+                    y.push(s);
+                    mag.push(m);
+                }
+            }
+        }
+    }
+    (y, mag)
+}
+
+#[test]
+fn multiplier_one_rows_match_float64() {
+    // the row loop's blocks of pixels and channels: widths not multiples of the block,
+    // stride 2 with odd widths, channels not multiples of 8 or 16, SAME and EXPLICIT padding
+    for &(w, c, stride, padding) in &[
+        (11usize, 48usize, 1usize, "SAME"),
+        (13, 20, 1, "SAME"),
+        (13, 32, 2, "SAME"),
+        (9, 7, 2, "SAME"),
+        (12, 16, 2, "SAME"),
+        (5, 1, 1, "SAME"),
+        (10, 17, 1, "VALID"),
+        (11, 33, 2, "VALID"),
+        (14, 24, 1, "EXPLICIT"),
+        (15, 40, 2, "EXPLICIT"),
+    ] {
+        let (n, h, k) = (2, 5, 3);
+        let x = pattern(n * h * w * c, 37, 101, 50.0);
+        let f = pattern(k * k * c, 13, 29, 14.0);
+        let (pads, [pt, pl], [oh, ow]) = match padding {
+            "SAME" => {
+                let (oh, ow) = (h.div_ceil(stride), w.div_ceil(stride));
+                let pad = |o: usize, i: usize| ((o - 1) * stride + k).saturating_sub(i) / 2;
+                (None, [pad(oh, h), pad(ow, w)], [oh, ow])
+            }
+            "VALID" => (None, [0, 0], [(h - k) / stride + 1, (w - k) / stride + 1]),
+            _ => (Some([1, 2, 0, 3]), [1, 0], [(h + 3 - k) / stride + 1, (w + 3 - k) / stride + 1]),
+        };
+        let g = Graph::new();
+        let s = g.scope();
+        let xo = c32(&s, &[n, h, w, c], x.clone());
+        let fo = c32(&s, &[k, k, c, 1], f.clone());
+        let o = opts("NHWC", [stride as i64; 2], padding, pads, [1, 1]);
+        let y = ops::depthwise_conv2d_native(&s, &xo, &fo, &o).unwrap();
+        let got = Session::new(&g).unwrap().fetch(&[], &y).unwrap();
+        assert_eq!(got.shape(), [n, oh, ow, c]);
+        let (want, mag) = reference_m1(&x, [n, h, w, c], &f, [k, k], [stride; 2], [pt, pl], [oh, ow]);
+        for (i, ((&v, &r), &m)) in got.to_vec::<f32>().unwrap().iter().zip(&want).zip(&mag).enumerate() {
+            assert!(
+                (v as f64 - r).abs() <= 1e-6 * m.max(1e-30),
+                "w {w} c {c} stride {stride} {padding}: output {i} is {v}, want {r}"
+            );
+        }
+    }
+}
