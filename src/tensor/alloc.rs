@@ -17,12 +17,11 @@ pub fn oom_error(dtype: DType, n: usize, elem_bytes: usize) -> Error {
     Error::new(Code::ResourceExhausted, format!("OOM when allocating a {dtype} tensor of {n} elements ({bytes})"))
 }
 
-/// An empty vector with room for `n` elements (or up to a quarter more, for a pooled
-/// buffer), for a tensor of `dtype`.
+/// An empty vector with room for `n` elements, for a tensor of `dtype`. A large float32
+/// buffer comes from the pool of buffers that dropped tensors left (`tensor/pool.rs`)
+/// when one fits; it may have room for up to a quarter more.
 /// Errors: `ResourceExhausted` naming the dtype, element count and bytes when the memory
 /// cannot be had (or the byte size overflows).
-/// A large float32 buffer comes from the pool of buffers that finished kernels left
-/// (`tensor/pool.rs`) when one fits.
 pub fn try_with_capacity<T: 'static>(n: usize, dtype: DType) -> Result<Vec<T>> {
     if TypeId::of::<T>() == TypeId::of::<f32>() {
         if let Some(v) = super::pool::take(n) {

@@ -2,8 +2,9 @@
 //! tensors its kernels are done with instead of asking the system for fresh pages.
 //!
 //! glibc serves a large allocation (32 MiB or more) with fresh pages that the kernel
-//! clears and maps on first touch, and returns them when the buffer is freed: a conv net's biggest activations (37 MiB per tensor in
-//! MobileNetV2 at batch 8) were mapped, faulted in and cleared again on every run. Now a
+//! clears and maps on first touch, and returns them when the buffer is freed: a conv
+//! net's biggest activations (37 MiB per tensor in MobileNetV2 at batch 8) were mapped,
+//! faulted in and cleared again on every run. Now a
 //! dropped tensor that was the last holder of such a buffer leaves it here while a
 //! session is alive ([`PoolUser`]), and [`super::try_with_capacity`] takes a buffer from
 //! here when one fits: a run's kernels reuse the memory of the tensors they are done with.
@@ -28,6 +29,11 @@ pub const MAX_BUFFERS: usize = 64;
 
 /// The pooled buffers, oldest first, each empty (length 0) with its capacity.
 static POOL: Mutex<Vec<Vec<f32>>> = Mutex::new(Vec::new());
+
+/// The bytes `buffers` hold.
+fn bytes_held(buffers: &[Vec<f32>]) -> usize {
+    buffers.iter().map(|b| b.capacity() * 4).sum()
+}
 
 fn pool() -> std::sync::MutexGuard<'static, Vec<Vec<f32>>> {
     // the pool holds only plain buffers: a panic elsewhere cannot leave it inconsistent
@@ -95,7 +101,7 @@ pub(super) fn recycle(storage: &mut Arc<Storage>) {
     let mut evicted = Vec::new();
     {
         let mut pool = pool();
-        let mut held: usize = pool.iter().map(|b| b.capacity() * 4).sum();
+        let mut held = bytes_held(&pool);
         while !pool.is_empty() && (pool.len() >= MAX_BUFFERS || held + bytes > MAX_POOLED_BYTES) {
             let old = pool.remove(0);
             held -= old.capacity() * 4;
@@ -110,10 +116,10 @@ pub(super) fn recycle(storage: &mut Arc<Storage>) {
 /// Frees every pooled buffer. Returns the bytes freed.
 pub fn release_pooled_buffers() -> usize {
     let buffers = std::mem::take(&mut *pool());
-    buffers.iter().map(|b| b.capacity() * 4).sum()
+    bytes_held(&buffers)
 }
 
 /// The bytes the pool holds now.
 pub fn pooled_bytes() -> usize {
-    pool().iter().map(|b| b.capacity() * 4).sum()
+    bytes_held(&pool())
 }
