@@ -161,9 +161,22 @@ fn plain(f: fn(&mut KernelCtx) -> Result<Vec<Tensor>>) -> Result<Box<dyn Kernel>
     prepared(FnKernel(f))
 }
 
-/// The kernel that passes input 0 through (Identity, PlaceholderWithDefault).
-fn pass_through(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-    Ok(vec![ctx.input(0).clone()])
+/// The kernel that passes input 0 through (Identity, PlaceholderWithDefault,
+/// StopGradient, PreventGradient); the executor forwards the value without calling it.
+struct PassThrough;
+
+impl Kernel for PassThrough {
+    fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
+        Ok(vec![ctx.input(0).clone()])
+    }
+    fn forwards_input(&self) -> bool {
+        true
+    }
+}
+
+/// The prepared [`PassThrough`] kernel.
+fn pass_through() -> Result<Box<dyn Kernel>> {
+    prepared(PassThrough)
 }
 
 fn one(dtype: DType, shape: Shape) -> Result<Vec<(DType, Shape)>> {
@@ -322,7 +335,7 @@ impl RegisteredOp for PlaceholderWithDefault {
         one(ctx.dtype(0), shape)
     }
     fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
-        plain(pass_through)
+        pass_through()
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Ok(vec![ctx.grads[0].clone()])
@@ -350,7 +363,7 @@ impl RegisteredOp for Identity {
         one(ctx.dtype(0), ctx.shape(0).clone())
     }
     fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
-        plain(pass_through)
+        pass_through()
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         Ok(vec![ctx.grads[0].clone()])
@@ -370,7 +383,7 @@ impl RegisteredOp for Snapshot {
         one(ctx.dtype(0), ctx.shape(0).clone())
     }
     fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
-        plain(pass_through)
+        pass_through()
     }
 }
 

@@ -267,6 +267,13 @@ pub trait Kernel: Send + Sync {
     /// Runs the op on concrete inputs; returns one tensor per output.
     /// Errors: the op's own (`InvalidArgument` for inputs of the wrong shape or value, ...).
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>>;
+
+    /// True for a kernel whose one output is its input 0 unchanged (`Identity`,
+    /// `StopGradient`, ...): the executor then forwards the value itself, without a
+    /// kernel call (`session/run_state.rs`).
+    fn forwards_input(&self) -> bool {
+        false
+    }
 }
 
 /// A [`Kernel`] that is a plain function: for ops with nothing to prepare (no attrs the

@@ -39,6 +39,10 @@ pub(crate) enum Kind {
     NextIteration,
     /// `ControlTrigger`: runs, live, even when its inputs are dead.
     ControlTrigger,
+    /// An op whose kernel returns input 0 unchanged (`Identity`, `StopGradient`, ...:
+    /// [`Kernel::forwards_input`](crate::ops::Kernel::forwards_input)): the executor
+    /// forwards the value without calling the kernel.
+    Forward,
 }
 
 /// How an item gets one data input's value.
@@ -386,6 +390,7 @@ impl Plan {
                 Some(def) => def.prepare(node).map_err(|e| e.context(format!("{} '{}'", node.op_type, node.name)))?,
                 None => Box::new(ops::unknown::UnknownKernel::new(&node.name, node.op_type, &unknown)),
             };
+            let kind = if kind == Kind::Op && kernel.forwards_input() { Kind::Forward } else { kind };
             items.push(Item {
                 node: node.clone(),
                 kernel,

@@ -2,8 +2,9 @@
 //! serial loop and the inter-op scheduler (`session/inter_op.rs`):
 //!
 //! 1. [`RunState::start`] (with the state held): takes the task's inputs out of its
-//!    iteration's slots; a dead task and the control-flow ops (`Switch`, `Merge`, `Enter`,
-//!    `Exit`, `NextIteration`) compute their outputs right there, they only move values;
+//!    iteration's slots; a dead task, the control-flow ops (`Switch`, `Merge`, `Enter`,
+//!    `Exit`, `NextIteration`) and `Identity`-like ops ([`Kind::Forward`]) compute their
+//!    outputs right there, they only move values;
 //! 2. [`Work::run`] (without the state: this is where threads overlap): runs the kernel;
 //! 3. [`RunState::finish`] (with the state held): records fetched outputs, delivers the
 //!    outputs to the consumers ([`Frames::propagate`]) and, when traced, records the node.
@@ -103,7 +104,9 @@ impl<'p, 't> RunState<'p, 't> {
                 slots.iter_mut().for_each(|s| *s = None);
                 vec![value, Some(Tensor::scalar(index as i32))]
             }
-            Kind::Enter { .. } | Kind::Exit | Kind::NextIteration => vec![Some(input(plan, item, 0, slots[0].take())?)],
+            Kind::Enter { .. } | Kind::Exit | Kind::NextIteration | Kind::Forward => {
+                vec![Some(input(plan, item, 0, slots[0].take())?)]
+            }
         }))
     }
 

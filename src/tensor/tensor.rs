@@ -7,6 +7,9 @@ use crate::error::{Error, Result};
 use half::{bf16, f16};
 use std::sync::Arc;
 
+/// A tensor's dimensions, inline up to rank 4.
+type Dims = smallvec::SmallVec<[usize; 4]>;
+
 /// Typed row-major storage, one variant per [`DType`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Storage {
@@ -273,7 +276,9 @@ element!(QInt32, DType::QInt32, QI32);
 /// A dense tensor: a concrete shape and row-major [`Storage`] shared by clones.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tensor {
-    shape: Vec<usize>,
+    /// Inline up to rank 4, so cloning a tensor (a variable read, a fetch) allocates
+    /// nothing.
+    shape: Dims,
     storage: Arc<Storage>,
 }
 
@@ -297,7 +302,7 @@ impl Tensor {
                 storage.len()
             )));
         }
-        Ok(Tensor { shape: shape.to_vec(), storage: Arc::new(storage) })
+        Ok(Tensor { shape: Dims::from_slice(shape), storage: Arc::new(storage) })
     }
     /// Builds a tensor of `shape` from a vector of elements (row-major).
     /// Errors: `InvalidArgument` on an element-count mismatch.
@@ -306,11 +311,11 @@ impl Tensor {
     }
     /// A 0-d tensor holding `v`.
     pub fn scalar<T: Element>(v: T) -> Tensor {
-        Tensor { shape: vec![], storage: Arc::new(T::into_storage(vec![v])) }
+        Tensor { shape: Dims::new(), storage: Arc::new(T::into_storage(vec![v])) }
     }
     /// A 1-d tensor holding `v`.
     pub fn vector<T: Element>(v: Vec<T>) -> Tensor {
-        Tensor { shape: vec![v.len()], storage: Arc::new(T::into_storage(v)) }
+        Tensor { shape: Dims::from_slice(&[v.len()]), storage: Arc::new(T::into_storage(v)) }
     }
     /// A string tensor of `shape` (`DT_STRING`).
     pub fn strings(shape: &[usize], v: Vec<Vec<u8>>) -> Result<Tensor> {
@@ -333,7 +338,7 @@ impl Tensor {
     /// `ResourceExhausted` naming dtype, count and bytes when the memory cannot be had.
     pub fn try_zeros(dtype: DType, shape: &[usize]) -> Result<Tensor> {
         let n = checked_num_elements(shape)?;
-        Ok(Tensor { shape: shape.to_vec(), storage: Arc::new(Storage::try_zeros(dtype, n)?) })
+        Ok(Tensor { shape: Dims::from_slice(shape), storage: Arc::new(Storage::try_zeros(dtype, n)?) })
     }
     /// A tensor of `shape` whose every element is element 0 of `value` (TensorFlow's `Fill`).
     /// Errors: `InvalidArgument` when `value` is empty or the shape overflows;
@@ -439,7 +444,7 @@ impl Tensor {
                 fmt_dims(shape)
             )));
         }
-        Ok(Tensor { shape: shape.to_vec(), storage: self.storage.clone() })
+        Ok(Tensor { shape: Dims::from_slice(shape), storage: self.storage.clone() })
     }
     /// The elements widened to f64 (numeric dtypes only; bool as 0/1; a quantized type's
     /// integers as they are, not dequantized).

@@ -2,7 +2,7 @@
 //! run; for gradients, a wall: none flows through `StopGradient`, and asking for one
 //! through `PreventGradient` is an error carrying its `message`.
 
-use super::{pass_through, plain};
+use super::pass_through;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Node, Output, Scope};
 use crate::ops::{GradCtx, InferCtx, Kernel, RegisteredOp};
@@ -19,7 +19,7 @@ impl RegisteredOp for StopGradient {
         input_unchanged(ctx)
     }
     fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
-        plain(pass_through)
+        pass_through()
     }
 }
 
@@ -35,7 +35,7 @@ impl RegisteredOp for PreventGradient {
         input_unchanged(ctx)
     }
     fn prepare(&'static self, _: &Node) -> Result<Box<dyn Kernel>> {
-        plain(pass_through)
+        pass_through()
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let message = match ctx.node.attrs.get("message") {
