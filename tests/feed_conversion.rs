@@ -104,23 +104,94 @@ fn floats_are_not_fed_to_integers() {
 }
 
 #[test]
-fn bool_string_and_complex_only_feed_their_own_dtype() {
+fn bool_and_string_only_feed_their_own_dtype() {
     for (dtype, value) in [
         (DType::Int32, Tensor::vector(vec![true, false])),
         (DType::Bool, Tensor::vector(vec![0i32, 2])),
         (DType::String, Tensor::vector(vec![1i32, 2])),
         (DType::Int32, Tensor::strings(&[2], vec![b"1".to_vec(), b"2".to_vec()]).unwrap()),
-        (DType::Float, Tensor::vector(vec![[1.0f32, 2.0]])),
+        (DType::Complex64, Tensor::vector(vec![true, false])),
     ] {
         let from = value.dtype();
         let e = feed(dtype, value).unwrap_err();
         assert_eq!(e.code, Code::InvalidArgument);
         assert!(
-            e.message.contains(&format!("cannot convert {from} values to {dtype}: only float-to-float, integer-to-integer and integer-to-float conversions keep the values")),
+            e.message.contains(&format!("cannot convert {from} values to {dtype}: only float-to-float, integer-to-integer, integer-to-float and float-or-integer-to-complex conversions keep the values")),
             "{e}"
         );
     }
     // the same dtype is fed as it is
     let t = Tensor::strings(&[1], vec![b"a".to_vec()]).unwrap();
     assert_eq!(feed(DType::String, t.clone()).unwrap(), t);
+}
+
+/// Complex placeholders take complex128 (narrowed part by part, as numpy), complex64, and
+/// float and integer values (imaginary part 0), as TensorFlow's `feed_dict`
+/// (`np.asarray(v, np.complex64)`): `s.run(p * 2, {p: np.array([1+2j], np.complex128)})` is
+/// `[2+4j]`, of `np.array([1.5, 2], np.float32)` `[3+0j, 4+0j]`.
+#[test]
+fn real_and_complex_values_feed_complex_placeholders() {
+    let t = feed(DType::Complex64, Tensor::vector(vec![[1.0f64, 2.0], [0.1, -1e30]])).unwrap();
+    assert_eq!(t.to_vec::<[f32; 2]>().unwrap(), vec![[1.0, 2.0], [0.1, -1e30]]);
+    let t = feed(DType::Complex64, Tensor::vector(vec![1.5f32, -2.0])).unwrap();
+    assert_eq!(t.to_vec::<[f32; 2]>().unwrap(), vec![[1.5, 0.0], [-2.0, 0.0]]);
+    let t = feed(DType::Complex64, Tensor::vector(vec![3i64, -(1 << 40)])).unwrap();
+    assert_eq!(t.to_vec::<[f32; 2]>().unwrap(), vec![[3.0, 0.0], [-(2f32.powi(40)), 0.0]]);
+    let t = feed(DType::Complex128, Tensor::vector(vec![[0.1f32, -0.5]])).unwrap();
+    assert_eq!(t.to_vec::<[f64; 2]>().unwrap(), vec![[f64::from(0.1f32), -0.5]]);
+    let t = feed(DType::Complex128, Tensor::vector(vec![0.1f64, f64::NAN])).unwrap();
+    let v = t.to_vec::<[f64; 2]>().unwrap();
+    assert!(v[0] == [0.1, 0.0] && v[1][0].is_nan() && v[1][1] == 0.0);
+    // numpy-written .npy files (scripts/gen_npy_test_data.py): complex128 [0.25-1j] and
+    // float32 [[0, 1, 2], [3, 4, 5]] (Fortran order) fed to a complex64 placeholder of any shape
+    let npy = |name: &str| Tensor::read_npy(common_npy(name)).unwrap();
+    let t = feed_any(DType::Complex64, npy("be_c16.npy")).unwrap();
+    assert_eq!(t.to_vec::<[f32; 2]>().unwrap(), vec![[0.25, -1.0]]);
+    let t = feed_any(DType::Complex64, npy("fortran_f4_2x3.npy")).unwrap();
+    assert_eq!(t.shape(), &[2, 3]);
+    let want: Vec<[f32; 2]> =
+        npy("fortran_f4_2x3.npy").to_vec::<f32>().unwrap().into_iter().map(|x| [x, 0.0]).collect();
+    assert_eq!(t.to_vec::<[f32; 2]>().unwrap(), want);
+    let t = feed(DType::Complex128, Tensor::vector(vec![7u8])).unwrap();
+    assert_eq!(t.to_vec::<[f64; 2]>().unwrap(), vec![[7.0, 0.0]]);
+    // a finite part beyond float32's range: numpy makes it inf (with a RuntimeWarning)
+    let e = feed(DType::Complex64, Tensor::vector(vec![[1.0f64, 0.0], [1e300, 1.0]])).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(
+        e.message.contains("Cannot feed a tensor of dtype complex128 for Tensor x:0, which has dtype complex64: value (1e300+1.0j) at [1] does not fit in complex64 (parts of largest magnitude 3.4028235e38)"),
+        "{e}"
+    );
+}
+
+/// Complex values fed to a real placeholder are refused: TensorFlow's `feed_dict` drops the
+/// imaginary parts silently (numpy's `ComplexWarning`).
+#[test]
+fn complex_values_do_not_feed_real_placeholders() {
+    for (dtype, value) in [
+        (DType::Float, Tensor::vector(vec![[1.0f32, 2.0]])),
+        (DType::Double, Tensor::vector(vec![[1.0f64, 0.0]])),
+        (DType::Int32, Tensor::vector(vec![[1.0f32, 0.0]])),
+    ] {
+        let from = value.dtype();
+        let e = feed(dtype, value).unwrap_err();
+        assert_eq!(e.code, Code::InvalidArgument);
+        assert!(
+            e.message.starts_with(&format!("Cannot feed a tensor of dtype {from} for Tensor x:0, which has dtype {dtype}: cannot convert {from} values to {dtype}: a complex value becomes real only by dropping its imaginary part, which a conversion does not do (TensorFlow's feed_dict drops it silently); feed {dtype} values, or feed a {from} placeholder and take ops::real of it in the graph")),
+            "{e}"
+        );
+    }
+}
+
+/// `tests/data/npy/<name>`.
+fn common_npy(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/npy").join(name)
+}
+
+/// Feeds `value` to a placeholder `x` of `dtype` and unknown shape; fetches `Identity(x)`.
+fn feed_any(dtype: DType, value: Tensor) -> tensorgraph::Result<Tensor> {
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s.named("x"), dtype, tensorgraph::Shape::unknown()).unwrap();
+    let y = ops::identity(&s, &x).unwrap();
+    Session::new(&g).unwrap().fetch(&[(&x, value)], &y)
 }

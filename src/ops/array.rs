@@ -87,7 +87,7 @@ pub use unique::{list_diff, unique, where_, ListDiff, Unique, Where};
 use super::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::tensor::{checked_num_elements, DType, Shape, Tensor};
+use crate::tensor::{checked_num_elements, DType, Shape, Storage, Tensor};
 
 /// The int32/int64 dtypes of index, shape and axis arguments.
 const INTS: &[DType] = &[DType::Int32, DType::Int64];
@@ -733,7 +733,11 @@ pub fn ones_like(s: &Scope, x: &Output) -> Result<Output> {
     s.op("OnesLike", "ones_like").input(x).attr("T", x.dtype()).build_output()
 }
 
-/// `Cast`: converts elements to `DstT` (numeric and bool dtypes).
+/// `Cast`: converts elements to `DstT` (numeric, bool and complex dtypes). To complex64 or
+/// complex128 a real value gets imaginary part 0; from complex to a real dtype only the
+/// real part is kept, as TensorFlow's kernel (`Cast` of `1+2j` to float32 is 1, to bool
+/// `re != 0`). Gradient (TensorFlow's `_CastGrad`): the gradient cast back to `SrcT` when
+/// both dtypes are floating or complex; none otherwise.
 pub struct Cast;
 impl RegisteredOp for Cast {
     fn op_type(&self) -> &'static str {
@@ -748,7 +752,8 @@ impl RegisteredOp for Cast {
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         let src = ctx.inputs[0].dtype();
-        if !src.is_floating() || !ctx.outputs[0].dtype().is_floating() {
+        let differentiable = |t: DType| t.is_floating() || t.is_complex();
+        if !differentiable(src) || !differentiable(ctx.outputs[0].dtype()) {
             return Ok(vec![None]);
         }
         Ok(vec![Some(cast(ctx.scope, &ctx.grad(0)?, src)?)])
@@ -765,9 +770,28 @@ impl Kernel for CastKernel {
         if x.dtype() == self.dst {
             return Ok(vec![x.clone()]);
         }
+        if let Some(t) = cast_complex(x, self.dst) {
+            return Ok(vec![t?]);
+        }
         let v = x.to_f64_vec()?;
         Ok(vec![Tensor::from_f64(self.dst, x.shape(), &v)?])
     }
+}
+
+/// `Cast` from a complex tensor (`None` for another dtype): to complex64 or complex128 the
+/// parts rounded or widened, to a real dtype the real parts cast.
+fn cast_complex(x: &Tensor, dst: DType) -> Option<Result<Tensor>> {
+    let (re, im): (Vec<f64>, Vec<f64>) = match x.storage() {
+        Storage::C64(v) => v.iter().map(|z| (f64::from(z[0]), f64::from(z[1]))).unzip(),
+        Storage::C128(v) => v.iter().map(|z| (z[0], z[1])).unzip(),
+        _ => return None,
+    };
+    let parts = re.iter().zip(&im);
+    Some(match dst {
+        DType::Complex64 => Tensor::new(x.shape(), parts.map(|(&a, &b)| [a as f32, b as f32]).collect()),
+        DType::Complex128 => Tensor::new(x.shape(), parts.map(|(&a, &b)| [a, b]).collect()),
+        _ => Tensor::from_f64(dst, x.shape(), &re),
+    })
 }
 
 /// `tf.cast(x, dtype)`.

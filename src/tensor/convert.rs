@@ -17,12 +17,17 @@ impl Tensor {
     ///   integers) when every value fits (numpy would wrap);
     /// - integer (not quantized) to float, rounded to the nearest value (`2^24 + 1` becomes `2^24` in
     ///   float32), as numpy does; a value beyond a float16's range is refused;
+    /// - float or integer (not quantized) to complex64 or complex128: the value as the real
+    ///   part, imaginary part 0 (rounded as to float32 or float64);
+    /// - complex to complex: each part rounded to the nearest value (complex128 to
+    ///   complex64 narrows, as numpy does); a finite part beyond float32's range is refused;
     /// - the same dtype: the tensor itself (shared, not copied).
     ///
     /// Float to integer is refused: TensorFlow's `feed_dict` truncates silently (`1.7`
     /// becomes `1`, NaN becomes `-2147483648`), which is rarely what was meant; the
-    /// message says which cast to make. Bool, string and complex convert only to
-    /// themselves.
+    /// message says which cast to make. Complex to a real dtype is refused too:
+    /// TensorFlow's `feed_dict` drops the imaginary parts silently; the message says so.
+    /// Bool and string convert only to themselves.
     ///
     /// Errors: `InvalidArgument` naming both dtypes and, for a value that does not fit,
     /// the value and its index (`[1, 0]`); `ResourceExhausted` when the memory for the
@@ -40,13 +45,19 @@ impl Tensor {
             to_ints(ints, self.shape(), dtype)?
         } else if let (Some(floats), true) = (float_values(self.storage()), dtype.is_floating()) {
             to_floats(floats, self.shape(), dtype)?
+        } else if let (Some(parts), true) = (complex_values(self.storage()), dtype.is_complex()) {
+            to_complex(parts, self.shape(), dtype)?
+        } else if from.is_complex() && (dtype.is_floating() || dtype.is_integer()) {
+            return refuse(&format!(
+                "a complex value becomes real only by dropping its imaginary part, which a conversion does not do (TensorFlow's feed_dict drops it silently); feed {dtype} values, or feed a {from} placeholder and take ops::real of it in the graph"
+            ));
         } else if from.is_floating() && dtype.is_integer() {
             return refuse(&format!(
                 "a float becomes an integer only by rounding or truncating, which a conversion does not choose; cast the values yourself (numpy: np.rint(x).astype(np.{dtype}) or x.astype(np.{dtype}); in the graph: ops::cast to {dtype} after a {from} placeholder)"
             ));
         } else {
             return refuse(&format!(
-                "only float-to-float, integer-to-integer and integer-to-float conversions keep the values; make the value {dtype} (or cast it in the graph with ops::cast)"
+                "only float-to-float, integer-to-integer, integer-to-float and float-or-integer-to-complex conversions keep the values; make the value {dtype} (or cast it in the graph with ops::cast)"
             ));
         };
         Tensor::from_storage(self.shape(), storage)
@@ -88,6 +99,39 @@ fn float_values(s: &Storage) -> Option<Values<'_, f64>> {
         // a quantized value stands for a real number only with its range: no plain conversion
         other if other.dtype().is_quantized() => return None,
         other => Box::new(int_values(other)?.map(|x| x as f64)),
+    })
+}
+
+/// The values of a complex tensor as (real, imaginary) pairs, or of a float or integer
+/// (not quantized) tensor with imaginary parts 0.
+fn complex_values(s: &Storage) -> Option<Values<'_, [f64; 2]>> {
+    Some(match s {
+        Storage::C64(v) => Box::new(v.iter().map(|z| [f64::from(z[0]), f64::from(z[1])])),
+        Storage::C128(v) => Box::new(v.iter().copied()),
+        other => Box::new(float_values(other)?.map(|x| [x, 0.0])),
+    })
+}
+
+fn to_complex(values: Values<'_, [f64; 2]>, shape: &[usize], dtype: DType) -> Result<Storage> {
+    Ok(match dtype {
+        DType::Complex64 => {
+            let mut out = try_with_capacity::<[f32; 2]>(values.len(), dtype)?;
+            for (i, [re, im]) in values.enumerate() {
+                let z = [re as f32, im as f32];
+                if (re.is_finite() && !z[0].is_finite()) || (im.is_finite() && !z[1].is_finite()) {
+                    let max = format!("parts of largest magnitude {:?}", f32::MAX);
+                    return Err(does_not_fit(format!("({re:?}{im:+?}j)"), i, shape, dtype, &max));
+                }
+                out.push(z);
+            }
+            Storage::C64(out)
+        }
+        DType::Complex128 => {
+            let mut out = try_with_capacity::<[f64; 2]>(values.len(), dtype)?;
+            out.extend(values);
+            Storage::C128(out)
+        }
+        other => return Err(Error::internal(format!("to_complex called for {other}"))),
     })
 }
 

@@ -171,6 +171,11 @@ impl DType {
         matches!(self, DType::Float | DType::Double | DType::Half | DType::BFloat16)
     }
 
+    /// True for complex64 and complex128.
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::Complex64 | DType::Complex128)
+    }
+
     /// True for the integer dtypes: int8 to int64 and uint8 to uint64 (not bool).
     pub fn is_integer(self) -> bool {
         matches!(

@@ -475,8 +475,9 @@ impl Tensor {
         })
     }
     /// A tensor of `dtype` and `shape` from f64 values (rounded/truncated as a cast; a
-    /// quantized type takes them as its integers).
-    /// Errors: `InvalidArgument` for string and complex dtypes or a count mismatch.
+    /// quantized type takes them as its integers; complex64 and complex128 as real parts,
+    /// imaginary parts 0).
+    /// Errors: `InvalidArgument` for string, resource and variant dtypes or a count mismatch.
     pub fn from_f64(dtype: DType, shape: &[usize], v: &[f64]) -> Result<Tensor> {
         let s = match dtype {
             DType::Float => Storage::F32(v.iter().map(|&x| x as f32).collect()),
@@ -497,7 +498,9 @@ impl Tensor {
             DType::QInt16 => Storage::QI16(v.iter().map(|&x| QInt16(x as i16)).collect()),
             DType::QUInt16 => Storage::QU16(v.iter().map(|&x| QUInt16(x as u16)).collect()),
             DType::QInt32 => Storage::QI32(v.iter().map(|&x| QInt32(x as i32)).collect()),
-            DType::Complex64 | DType::Complex128 | DType::String | DType::Resource | DType::Variant => {
+            DType::Complex64 => Storage::C64(v.iter().map(|&x| [x as f32, 0.0]).collect()),
+            DType::Complex128 => Storage::C128(v.iter().map(|&x| [x, 0.0]).collect()),
+            DType::String | DType::Resource | DType::Variant => {
                 return Err(Error::invalid_argument(format!("cannot build a {dtype} tensor from numbers")))
             }
         };

@@ -3,6 +3,7 @@
 
 mod batch_matmul;
 mod broadcast;
+pub mod complex;
 mod epilogue;
 mod gemm_dims;
 mod gemm_rten;

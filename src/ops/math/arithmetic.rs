@@ -1,24 +1,24 @@
 //! Arithmetic: AddV2, Sub, Mul, RealDiv, Maximum, Minimum, FloorDiv and FloorMod (element-
 //! wise with broadcasting, [`BinaryOp`] tables), Neg ([`UnaryOp`]) and AddN.
 
-use super::binary::{binary_op, no_gradient, reduce_to_inputs, BinaryFns, BinaryOp};
+use super::binary::{binary_op, conj_if_complex, no_gradient, reduce_to_inputs, BinaryFns, BinaryOp};
 use super::compare::{greater, greater_equal, less, less_equal};
 use super::unary::{unary_op, UnaryOp};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::array::cast;
-use crate::ops::kernels::Num;
+use crate::ops::kernels::{complex as cx, Num};
 use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn RegisteredOp] =
     &[&ADD, &SUB, &MUL, &REAL_DIV, &MAXIMUM, &MINIMUM, &FLOOR_DIV, &FLOOR_MOD, &NEG, &AddN];
 
-/// `AddV2`: `x + y` (float32, float64, int32, int64, int8, int16, uint8, uint16; integers
-/// wrap). Gradient `(g, g)` summed back to the input shapes.
+/// `AddV2`: `x + y` (float32, float64, int32, int64, int8, int16, uint8, uint16, complex64,
+/// complex128; integers wrap). Gradient `(g, g)` summed back to the input shapes.
 pub static ADD: BinaryOp = BinaryOp::broadcasting(
     "AddV2",
-    crate::binary_fns!(float: |x, y| x + y, int: |x, y| x.wrapping_add(y), small_ints),
+    crate::binary_fns!(complex: cx::add, float: |x, y| x + y, int: |x, y| x.wrapping_add(y), small_ints),
     |c| broadcast_grads(c, |_, g| Ok((g.clone(), g))),
 )
 .dtypes_checked_when_prepared();
@@ -26,35 +26,45 @@ pub static ADD: BinaryOp = BinaryOp::broadcasting(
 /// `Sub`: `x - y` (the dtypes of `AddV2`; integers wrap). Gradient `(g, -g)`.
 pub static SUB: BinaryOp = BinaryOp::broadcasting(
     "Sub",
-    crate::binary_fns!(float: |x, y| x - y, int: |x, y| x.wrapping_sub(y), small_ints),
+    crate::binary_fns!(complex: cx::sub, float: |x, y| x - y, int: |x, y| x.wrapping_sub(y), small_ints),
     |c| broadcast_grads(c, |s, g| Ok((g.clone(), neg(s, &g)?))),
 )
 .dtypes_checked_when_prepared();
 
-/// `Mul`: `x * y` (the dtypes of `AddV2`; integers wrap). Gradient `(g * y, x * g)`.
+/// `Mul`: `x * y` (the dtypes of `AddV2`; integers wrap). Gradient (TensorFlow's
+/// `_MulGrad`) `(g * conj(y), conj(x) * g)` (`Conj` only for complex dtypes).
 pub static MUL: BinaryOp = BinaryOp::broadcasting(
     "Mul",
-    crate::binary_fns!(float: |x, y| x * y, int: |x, y| x.wrapping_mul(y), small_ints),
+    crate::binary_fns!(complex: cx::mul, float: |x, y| x * y, int: |x, y| x.wrapping_mul(y), small_ints),
     |c| {
-        let (x, y) = (&c.inputs[0], &c.inputs[1]);
-        broadcast_grads(c, |s, g| Ok((mul(s, &g, y)?, mul(s, x, &g)?)))
+        broadcast_grads(c, |s, g| {
+            let (x, y) = (conj_if_complex(s, &c.inputs[0])?, conj_if_complex(s, &c.inputs[1])?);
+            Ok((mul(s, &g, &y)?, mul(s, &x, &g)?))
+        })
     },
 )
 .dtypes_checked_when_prepared();
 
-/// `RealDiv`: `x / y` for float32 and float64. Like TensorFlow, which registers no
-/// integer kernel for it (its schema allows integers), an integer `RealDiv` imports but
-/// is refused when run; [`div`] casts integers to floats first, as `tf.truediv` does.
-/// Gradient `(g / y, g * (-x / y / y))`.
-pub static REAL_DIV: BinaryOp = BinaryOp::broadcasting("RealDiv", crate::binary_fns!(float: |x, y| x / y), |c| {
-    let (x, y) = (&c.inputs[0], &c.inputs[1]);
+/// `RealDiv`: `x / y` for float32, float64, complex64 and complex128 (complex by Smith's
+/// algorithm). Like TensorFlow, which registers no integer kernel for it (its schema allows
+/// integers), an integer `RealDiv` imports but is refused when run; [`div`] casts integers
+/// to floats first, as `tf.truediv` does. Gradient (TensorFlow's `_RealDivGrad`) `(g / y,
+/// g * (-x / y / y))` with `x` and `y` conjugated when complex.
+pub static REAL_DIV: BinaryOp =
+    BinaryOp::broadcasting("RealDiv", crate::binary_fns!(complex: cx::div, float: |x, y| x / y), quotient_grad)
+        .dtypes_checked_when_prepared();
+
+/// The gradient of `x / y` (TensorFlow's `_RealDivGrad` and `_DivGrad`): `(g / y,
+/// g * (-x / y / y))` with `RealDiv`, `x` and `y` conjugated first when complex, summed
+/// back to the input shapes.
+pub(crate) fn quotient_grad(c: &GradCtx) -> Result<Vec<Option<Output>>> {
     broadcast_grads(c, |s, g| {
-        let gx = div(s, &g, y)?;
-        let gy = mul(s, &g, &div(s, &div(s, &neg(s, x)?, y)?, y)?)?;
+        let (x, y) = (conj_if_complex(s, &c.inputs[0])?, conj_if_complex(s, &c.inputs[1])?);
+        let gx = div(s, &g, &y)?;
+        let gy = mul(s, &g, &div(s, &div(s, &neg(s, &x)?, &y)?, &y)?)?;
         Ok((gx, gy))
     })
-})
-.dtypes_checked_when_prepared();
+}
 
 /// `Maximum`: the larger of `x` and `y`; NaN propagates from either side. Gradient: `g`
 /// to `x` where `x >= y`, else to `y`.
@@ -126,12 +136,13 @@ pub static FLOOR_MOD: BinaryOp = BinaryOp::broadcasting(
 )
 .nonzero_int_divisor();
 
-/// `Neg`: `-x` (float32, float64, int32, int64, int8, int16, as TensorFlow's CPU kernels;
-/// integers wrap). Gradient `-g`.
-pub static NEG: UnaryOp =
-    UnaryOp::new("Neg", crate::unary_fns!(float: |x| -x, int: |x| x.wrapping_neg(), signed_small_ints), |c| {
-        Ok(vec![Some(neg(c.scope, &c.grad(0)?)?)])
-    });
+/// `Neg`: `-x` (float32, float64, int32, int64, int8, int16, complex64, complex128, as
+/// TensorFlow's CPU kernels; integers wrap). Gradient `-g`.
+pub static NEG: UnaryOp = UnaryOp::new(
+    "Neg",
+    crate::unary_fns!(complex: cx::neg, float: |x| -x, int: |x| x.wrapping_neg(), signed_small_ints),
+    |c| Ok(vec![Some(neg(c.scope, &c.grad(0)?)?)]),
+);
 
 /// The gradients of a broadcasting op: `f(scope, g)` gives those for the broadcast
 /// shape, then summed back to each input's shape.
@@ -182,8 +193,8 @@ fn int_floor_div<T: Num>(x: T, y: T) -> T {
 }
 
 /// `x + y` in TensorFlow's Python: op `AddV2`, default name `add` (`tf.add` would name it
-/// `Add`); NumPy broadcasting. float32, float64, int32, int64 (integers wrap); dtypes must
-/// match. Errors: `InvalidArgument` naming both shapes when they do not broadcast (at build
+/// `Add`); NumPy broadcasting. float32, float64, int8, int16, int32, int64, uint8, uint16
+/// (integers wrap), complex64, complex128; dtypes must match. Errors: `InvalidArgument` naming both shapes when they do not broadcast (at build
 /// time when known, else when run); other dtypes are refused when the session runs it.
 pub fn add(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
     binary_op(s, "AddV2", "add", x, y)
@@ -209,8 +220,7 @@ pub fn mul(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
 /// Errors: `InvalidArgument` when `x` and `y` differ in dtype (TensorFlow's "`x` and `y`
 /// must have the same dtype"), for a dtype `RealDiv` does not allow (bool, string; the
 /// schema's message), and naming both shapes when they do not broadcast (at build time
-/// when known, else when run). float16, bfloat16 and complex build but are refused when
-/// run (no kernel here).
+/// when known, else when run). Complex64 and complex128 divide as complex numbers.
 pub fn div(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
     let t = x.dtype();
     if y.dtype() != t {
@@ -270,13 +280,14 @@ pub fn floor_div(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
 }
 
 /// `tf.negative(x)`: op `Neg` (`-x`), default name `Neg`. Same dtype (float32, float64,
-/// int32, int64) and shape as `x`; other dtypes are `InvalidArgument` at build time.
+/// int8, int16, int32, int64, complex64, complex128) and shape as `x`; other dtypes are
+/// `InvalidArgument` at build time.
 pub fn neg(s: &Scope, x: &Output) -> Result<Output> {
     unary_op(s, "Neg", "Neg", x)
 }
 
 /// `AddN(inputs)`: the sum of N tensors of one dtype and shape (attrs `N`, `T`), as
-/// TensorFlow adds up gradients. float32, float64, int32, int64, and TensorLists
+/// TensorFlow adds up gradients. float32, float64, int32, int64, complex64, complex128, and TensorLists
 /// (`variant`: element by element, as TensorFlow's `TensorListBinaryAdd`). Errors:
 /// `InvalidArgument` for no input or shapes that differ (at build time when known).
 /// Gradient: the incoming gradient to every input.
@@ -307,8 +318,11 @@ impl RegisteredOp for AddN {
         if t == DType::Variant {
             return Ok(Box::new(FnKernel(crate::ops::tensor_list::add_n_lists)));
         }
-        if matches!(t, DType::Complex64 | DType::Complex128) {
-            return Ok(Box::new(FnKernel(super::complex::add_n_complex)));
+        if t == DType::Complex128 {
+            return Ok(Box::new(FnKernel(add_n_complex::<f64>)));
+        }
+        if t == DType::Complex64 {
+            return Ok(Box::new(FnKernel(add_n_complex::<f32>)));
         }
         let f = crate::dispatch_numeric!(t, "AddN", T => add_n_kernel::<T>);
         Ok(Box::new(FnKernel(f)))
@@ -327,6 +341,24 @@ fn add_n_kernel<T: Num>(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
         }
         for (a, &b) in acc.iter_mut().zip(x.as_slice::<T>()?) {
             *a += b;
+        }
+    }
+    Ok(vec![Tensor::new(first.shape(), acc)?])
+}
+
+/// `AddN`'s kernel for complex64 (`T = f32`) and complex128 (`T = f64`).
+fn add_n_complex<T: cx::Part>(ctx: &mut KernelCtx) -> Result<Vec<Tensor>>
+where
+    [T; 2]: crate::tensor::Element,
+{
+    let first = ctx.input(0);
+    let mut acc = first.as_slice::<[T; 2]>()?.to_vec();
+    for x in &ctx.inputs[1..] {
+        if x.shape() != first.shape() {
+            return Err(Error::invalid_argument("AddN inputs must have one shape"));
+        }
+        for (a, &b) in acc.iter_mut().zip(x.as_slice::<[T; 2]>()?) {
+            *a = cx::add(*a, b);
         }
     }
     Ok(vec![Tensor::new(first.shape(), acc)?])

@@ -42,6 +42,10 @@ pub struct BinaryFns {
     pub u8: Option<Map2>,
     /// For uint16 inputs.
     pub u16: Option<Map2>,
+    /// For complex64 inputs.
+    pub c64: Option<Map2>,
+    /// For complex128 inputs.
+    pub c128: Option<Map2>,
     /// True when the output is bool, false when it has the inputs' dtype.
     pub bool_output: bool,
 }
@@ -59,6 +63,8 @@ impl BinaryFns {
             DType::Int16 => self.i16,
             DType::UInt8 => self.u8,
             DType::UInt16 => self.u16,
+            DType::Complex64 => self.c64,
+            DType::Complex128 => self.c128,
             _ => None,
         }
     }
@@ -74,6 +80,8 @@ impl BinaryFns {
             DType::Int16,
             DType::UInt8,
             DType::UInt16,
+            DType::Complex64,
+            DType::Complex128,
         ]
         .into_iter()
         .filter(|&t| self.get(t).is_some())
@@ -101,8 +109,17 @@ pub(crate) use __map2;
 /// `float: f` (float32, float64), `float: f, int: g` (and int32, int64) with output of the
 /// input dtype; `compare: f` (float32, float64, int32, int64) and `compare: f, bool: g`
 /// (and bool) with bool output; comparisons also take int8, int16, uint8, uint16, as
-/// `float: f, int: g, small_ints` does with `g` (`Maximum`, `Minimum`).
+/// `float: f, int: g, small_ints` does with `g` (`Maximum`, `Minimum`). `complex: c, ...`
+/// adds complex64 and complex128 (output of the input dtype) computed by `c`, a function
+/// generic over the part type (`ops::kernels::complex`), to the tables the rest gives.
 macro_rules! binary_fns {
+    (complex: $c:expr, $($rest:tt)*) => {
+        $crate::ops::math::BinaryFns {
+            c64: $crate::__map2!([f32; 2] => same, $c),
+            c128: $crate::__map2!([f64; 2] => same, $c),
+            ..$crate::binary_fns!($($rest)*)
+        }
+    };
     (float: $f:expr, int: $i:expr, small_ints) => {
         $crate::ops::math::BinaryFns {
             i8: $crate::__map2!(i8 => same, $i),
@@ -123,6 +140,8 @@ macro_rules! binary_fns {
             i16: None,
             u8: None,
             u16: None,
+            c64: None,
+            c128: None,
             bool_output: false,
         }
     };
@@ -137,6 +156,8 @@ macro_rules! binary_fns {
             i16: None,
             u8: None,
             u16: None,
+            c64: None,
+            c128: None,
             bool_output: false,
         }
     };
@@ -151,6 +172,8 @@ macro_rules! binary_fns {
             i16: $crate::__map2!(i16 => bool, $f),
             u8: $crate::__map2!(u8 => bool, $f),
             u16: $crate::__map2!(u16 => bool, $f),
+            c64: None,
+            c128: None,
             bool_output: true,
         }
     };
@@ -420,4 +443,14 @@ pub(crate) fn reduce_to_input(s: &Scope, x: &Output, z: &Output, g: Output) -> R
         .attr("T", DType::Int32)
         .build()?;
     reshape(s, &sum_over(s, &g, &args.output(0)?)?, &shx)
+}
+
+/// TensorFlow's `math_ops.conj` as its gradients use it: `Conj(x)` (named `Conj`) for a
+/// complex `x`, `x` itself for any other dtype (no op).
+pub(crate) fn conj_if_complex(s: &Scope, x: &Output) -> Result<Output> {
+    if x.dtype().is_complex() {
+        s.op("Conj", "Conj").input(x).attr("T", x.dtype()).build_output()
+    } else {
+        Ok(x.clone())
+    }
 }

@@ -1,12 +1,17 @@
 //! Complex numbers (`tf.complex` and its parts): `Complex`, `Real`, `Imag`, `ComplexAbs`,
 //! `Angle`, `Conj` on complex64 (pairs of float32) and complex128 (pairs of float64), and
 //! the complex matrix products `MatMul` and `BatchMatMulV2` run
-//! (`complex_batch_matmul`).
+//! (`complex_batch_matmul`). The element-wise arithmetic, functions and reductions of
+//! complex values are the real ops' tables (`arithmetic.rs`, `functions.rs`, ...) with
+//! complex entries (`ops::kernels::complex`).
 
+use super::arithmetic::{mul, neg};
 use super::binary::{broadcast_partial, no_kernel, reduce_to_inputs};
+use super::functions::reciprocal;
+use super::pow_diff::div_no_nan;
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::ops::array::constant;
+use crate::ops::array::{constant, zeros_like};
 use crate::ops::kernels::{broadcast_binary, broadcast_indices, broadcast_shape, unary_map};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
@@ -97,8 +102,8 @@ impl RegisteredOp for ComplexOp {
 /// `Real`, `Imag`, `ComplexAbs` (`|z|`, as `hypot`) and `Angle` (`atan2(imag, real)`) (attrs
 /// `T` complex64/complex128, `Tout` its float dtype): a float tensor of the input's shape.
 /// Gradients (TensorFlow's): `Real`: `Complex(g, 0)`; `Imag`: `Complex(0, g)`;
-/// `ComplexAbs` and `Angle` need complex `Mul` and `DivNoNan`, which tensorgraph lacks:
-/// asking for them is `Unimplemented`.
+/// `ComplexAbs` (`_ComplexAbsGrad`): `DivNoNan(Complex(g, 0) * x, Complex(|x|, 0))`;
+/// `Angle` (`_AngleGrad`): `-Complex(g, 0) * Reciprocal(Complex(Imag(x), Real(x)))`.
 pub struct Part {
     op_type: &'static str,
     f32: fn([f32; 2]) -> f32,
@@ -129,13 +134,22 @@ impl RegisteredOp for Part {
             let z = if g.dtype() == DType::Double { Tensor::scalar(0.0f64) } else { Tensor::scalar(0.0f32) };
             constant(&s.named("Const"), z)
         };
+        let x = &ctx.inputs[0];
         match self.op_type {
             "Real" => Ok(vec![Some(complex(s, &g, &zero()?)?)]),
             "Imag" => Ok(vec![Some(complex(s, &zero()?, &g)?)]),
-            other => Err(Error::unimplemented(format!(
-                "the gradient of {other} ({}): TensorFlow's needs complex Mul and DivNoNan, which tensorgraph has no kernels for",
-                ctx.node.name
-            ))),
+            "ComplexAbs" => {
+                let gc = complex(s, &g, &zeros_like(s, &g)?)?;
+                let y = &ctx.outputs[0];
+                let yc = complex(&s.named("Complex_1"), y, &zeros_like(&s.named("zeros_like_1"), y)?)?;
+                Ok(vec![Some(div_no_nan(s, &mul(s, &gc, x)?, &yc)?)])
+            }
+            "Angle" => {
+                let z = reciprocal(s, &complex(s, &imag(s, x)?, &real(s, x)?)?)?;
+                let gc = complex(&s.named("Complex_1"), &g, &zero()?)?;
+                Ok(vec![Some(mul(s, &neg(s, &gc)?, &z)?)])
+            }
+            other => Err(Error::internal(format!("{other} ({}) is no part of a complex number", ctx.node.name))),
         }
     }
 }
@@ -260,31 +274,6 @@ where
     let mut shape = batch;
     shape.extend([m, n]);
     Tensor::new(&shape, out)
-}
-
-/// `AddN`'s kernel for complex64 and complex128 (the sums symbolic gradients of complex
-/// values make). Errors: `InvalidArgument` for inputs of different shapes.
-pub(crate) fn add_n_complex(ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-    fn sum<T: Part2>(ctx: &KernelCtx) -> Result<Vec<Tensor>>
-    where
-        [T; 2]: crate::tensor::Element,
-    {
-        let first = ctx.input(0);
-        let mut acc = first.as_slice::<[T; 2]>()?.to_vec();
-        for x in &ctx.inputs[1..] {
-            if x.shape() != first.shape() {
-                return Err(Error::invalid_argument("AddN inputs must have one shape"));
-            }
-            for (a, &b) in acc.iter_mut().zip(x.as_slice::<[T; 2]>()?) {
-                *a = [a[0] + b[0], a[1] + b[1]];
-            }
-        }
-        Ok(vec![Tensor::new(first.shape(), acc)?])
-    }
-    match ctx.input(0).dtype() {
-        DType::Complex128 => sum::<f64>(ctx),
-        _ => sum::<f32>(ctx),
-    }
 }
 
 /// `tf.complex(real, imag)`: op `Complex`, default name `Complex`; float32 gives complex64,

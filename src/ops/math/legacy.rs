@@ -2,13 +2,13 @@
 //! hold: `Add` (which also concatenates strings), `Div` (C++ division per dtype), `Inv`
 //! and `InvGrad` (the old names of `Reciprocal` and `ReciprocalGrad`).
 
-use super::arithmetic::{div, mul, neg};
+use super::arithmetic::quotient_grad;
 use super::binary::{binary_op, reduce_to_inputs, BinaryOp};
 use super::functions::grad_of_quadratic_grad;
 use super::unary::{unary_op, UnaryOp};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
-use crate::ops::kernels::broadcast_shape;
+use crate::ops::kernels::{broadcast_shape, complex as cx};
 use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{DType, Shape, Tensor};
 
@@ -16,18 +16,21 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[&Add, &DIV, &INV, &INV_GRAD];
 
 /// `Add`'s numeric part: `x + y` with broadcasting (integers wrap), gradient `(g, g)` summed
 /// back to the input shapes (TensorFlow's `_AddGrad`, shared with `AddV2`).
-static ADD_NUMERIC: BinaryOp =
-    BinaryOp::broadcasting("Add", crate::binary_fns!(float: |x, y| x + y, int: |x, y| x.wrapping_add(y)), |c| {
+static ADD_NUMERIC: BinaryOp = BinaryOp::broadcasting(
+    "Add",
+    crate::binary_fns!(complex: cx::add, float: |x, y| x + y, int: |x, y| x.wrapping_add(y)),
+    |c| {
         let g = c.grad(0)?;
         let (gx, gy) = reduce_to_inputs(c.scope, &c.inputs[0], &c.inputs[1], g.clone(), g)?;
         Ok(vec![Some(gx), Some(gy)])
-    })
-    .dtypes_checked_when_prepared();
+    },
+)
+.dtypes_checked_when_prepared();
 
 /// `Add(x, y)`: TensorFlow 1.x's `tf.add` (`AddV2` replaced it): `x + y` with NumPy
-/// broadcasting for float32, float64, int32, int64 (integers wrap), and for strings the
-/// concatenation `x ‖ y` element by element (`DT_STRING`, as TensorFlow's `Add` kernel).
-/// Other dtypes TensorFlow allows (float16, int8, complex, ...) import, and are refused with
+/// broadcasting for float32, float64, int32, int64 (integers wrap), complex64 and complex128,
+/// and for strings the concatenation `x ‖ y` element by element (`DT_STRING`, as
+/// TensorFlow's `Add` kernel). Other dtypes TensorFlow allows (float16, int8, ...) import, and are refused with
 /// `InvalidArgument` when the session prepares the node. Errors: `InvalidArgument` naming
 /// both shapes when they do not broadcast. Gradient as `AddV2`'s (none for strings).
 pub struct Add;
@@ -101,20 +104,16 @@ fn strings(t: &Tensor) -> Option<&[Vec<u8>]> {
 /// Python: `x / y` with broadcasting. Floats divide (by 0: inf or NaN); int32 and int64
 /// divide as C++ does, truncating toward zero (`-7 / 2 = -3`, `7 / -2 = -3`; `MIN / -1`
 /// wraps to `MIN`), and an integer divisor holding 0 is `InvalidArgument` ("Integer division
-/// by zero") when run. Gradient (TensorFlow's `_DivGrad`): `(g / y, g * (-x / y / y))`
-/// summed back to the input shapes, with `RealDiv`.
-pub static DIV: BinaryOp =
-    BinaryOp::broadcasting("Div", crate::binary_fns!(float: |x, y| x / y, int: |x, y| x.wrapping_div(y)), |c| {
-        let (x, y) = (&c.inputs[0], &c.inputs[1]);
-        let s = c.scope;
-        let g = c.grad(0)?;
-        let gx = div(s, &g, y)?;
-        let gy = mul(s, &g, &div(s, &div(s, &neg(s, x)?, y)?, y)?)?;
-        let (gx, gy) = reduce_to_inputs(s, x, y, gx, gy)?;
-        Ok(vec![Some(gx), Some(gy)])
-    })
-    .nonzero_int_divisor()
-    .dtypes_checked_when_prepared();
+/// by zero") when run; complex64 and complex128 divide as complex numbers. Gradient
+/// (TensorFlow's `_DivGrad`): `(g / y, g * (-x / y / y))` summed back to the input shapes,
+/// with `RealDiv` (and `x`, `y` conjugated when complex).
+pub static DIV: BinaryOp = BinaryOp::broadcasting(
+    "Div",
+    crate::binary_fns!(complex: cx::div, float: |x, y| x / y, int: |x, y| x.wrapping_div(y)),
+    quotient_grad,
+)
+.nonzero_int_divisor()
+.dtypes_checked_when_prepared();
 
 /// `Inv(x)`: `1 / x`, TensorFlow 1.x's name of `Reciprocal`; float32 and float64 (the CPU
 /// kernels TensorFlow registers are the floating and complex ones; other dtypes are

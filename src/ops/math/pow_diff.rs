@@ -2,14 +2,14 @@
 //! ([`BinaryOp`] tables), with TensorFlow's gradients.
 
 use super::arithmetic::{mul, neg, sub};
-use super::binary::{binary_op, reduce_to_inputs, BinaryFns, BinaryOp};
+use super::binary::{binary_op, conj_if_complex, reduce_to_inputs, BinaryFns, BinaryOp};
 use super::compare::greater;
 use super::functions::log;
 use super::select::where_v2;
 use crate::error::{Error, Result};
 use crate::graph::{Output, Scope};
 use crate::ops::array::{ones_like, scalar_like, zeros_like};
-use crate::ops::kernels::broadcast_binary;
+use crate::ops::kernels::{broadcast_binary, complex as cx};
 use crate::ops::RegisteredOp;
 use crate::tensor::Tensor;
 
@@ -88,19 +88,24 @@ pub static SQUARED_DIFFERENCE: BinaryOp = BinaryOp::broadcasting(
     },
 );
 
-/// `DivNoNan(x, y)`: `x / y`, or 0 where `y` is 0 (float32, float64). Gradient
-/// (`_DivNoNanGrad`): `div_no_nan(g, y)` to `x`, `g * div_no_nan(div_no_nan(-x, y), y)`
-/// to `y`, summed back to the input shapes.
-pub static DIV_NO_NAN: BinaryOp =
-    BinaryOp::broadcasting("DivNoNan", crate::binary_fns!(float: |x, y| if y == 0.0 { 0.0 } else { x / y }), |c| {
+/// `DivNoNan(x, y)`: `x / y`, or 0 where `y` is 0 (float32, float64, complex64,
+/// complex128: 0 where both parts of `y` are 0; TensorFlow's "complex sign" `x / |x|` is
+/// this op). Gradient (`_DivNoNanGrad`): `div_no_nan(g, y)` to `x`,
+/// `g * div_no_nan(div_no_nan(-x, y), y)` to `y` (`x` and `y` conjugated first when
+/// complex), summed back to the input shapes.
+pub static DIV_NO_NAN: BinaryOp = BinaryOp::broadcasting(
+    "DivNoNan",
+    crate::binary_fns!(complex: cx::div_no_nan, float: |x, y| if y == 0.0 { 0.0 } else { x / y }),
+    |c| {
         let s = c.scope;
-        let (x, y) = (&c.inputs[0], &c.inputs[1]);
         let g = c.grad(0)?;
-        let gx = div_no_nan(s, &g, y)?;
-        let gy = mul(s, &g, &div_no_nan(s, &div_no_nan(s, &neg(s, x)?, y)?, y)?)?;
-        let (gx, gy) = reduce_to_inputs(s, x, y, gx, gy)?;
+        let (x, y) = (conj_if_complex(s, &c.inputs[0])?, conj_if_complex(s, &c.inputs[1])?);
+        let gx = div_no_nan(s, &g, &y)?;
+        let gy = mul(s, &g, &div_no_nan(s, &div_no_nan(s, &neg(s, &x)?, &y)?, &y)?)?;
+        let (gx, gy) = reduce_to_inputs(s, &c.inputs[0], &c.inputs[1], gx, gy)?;
         Ok(vec![Some(gx), Some(gy)])
-    });
+    },
+);
 
 /// `tf.pow(x, y)`: op `Pow`, default name `Pow`; `x^y` with broadcasting. float32,
 /// float64, int32, int64 (one dtype). Errors: `InvalidArgument` for shapes that do not
@@ -116,7 +121,7 @@ pub fn squared_difference(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
 }
 
 /// `tf.math.divide_no_nan(x, y)`: op `DivNoNan`, default name `div_no_nan`; `x / y` with
-/// 0 where `y == 0`, broadcasting. float32/float64.
+/// 0 where `y == 0`, broadcasting. float32, float64, complex64, complex128.
 pub fn div_no_nan(s: &Scope, x: &Output, y: &Output) -> Result<Output> {
     binary_op(s, "DivNoNan", "div_no_nan", x, y)
 }

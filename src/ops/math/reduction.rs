@@ -4,6 +4,7 @@
 //! parsed and the kernel function chosen for the dtype when the session prepares the node.
 
 use super::arithmetic::{add, div, floor_mod, mul};
+use super::binary::no_kernel;
 use super::compare::equal;
 use super::prod_grad::{prod_grad, prod_grad_dyn};
 use super::reduce_builders::reduce_sum;
@@ -13,9 +14,9 @@ use crate::ops::array::{
     broadcast_to, cast, constant, dynamic_stitch, fill, int_values, ones_like, range_dyn, reshape, reshape_to, shape,
     size,
 };
-use crate::ops::kernels::{normalize_axes, normalize_distinct_axes, reduce, reduced_shape, Num};
+use crate::ops::kernels::{complex as cx, normalize_axes, normalize_distinct_axes, reduce, reduced_shape, Num};
 use crate::ops::{GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
-use crate::tensor::{DType, Shape, Tensor};
+use crate::tensor::{DType, Element, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[
     &Reduce::SUM,
@@ -31,7 +32,19 @@ pub(super) static DEFS: &[&dyn RegisteredOp] = &[
 ];
 
 const INTS: &[DType] = &[DType::Int32, DType::Int64];
-const NUMBERS: &[DType] = crate::ops::kernels::NUMBERS_AND_SMALL_INTS;
+/// The dtypes `Prod` takes at build time: the numbers and complex64, complex128.
+const PROD_DTYPES: &[DType] = &[
+    DType::Float,
+    DType::Double,
+    DType::Int32,
+    DType::Int64,
+    DType::Int8,
+    DType::Int16,
+    DType::UInt8,
+    DType::UInt16,
+    DType::Complex64,
+    DType::Complex128,
+];
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -50,7 +63,7 @@ enum Kind {
 /// `Mean`, `Max`, `Min`, `Prod` and `EuclideanNorm` (`sqrt(sum(x^2))`; integers square and
 /// sum wrapping, then the root truncates, as TensorFlow's) for float32, float64, int8,
 /// int16, int32, int64, uint8, uint16 (a small-integer `Mean` sums without wrapping, as
-/// TensorFlow); `All` and `Any`
+/// TensorFlow), and `Sum`, `Mean`, `Prod` for complex64 and complex128; `All` and `Any`
 /// (no `T`) for bool. Errors: `InvalidArgument` for an axis out of range, an axis named
 /// twice (when run, TensorFlow's "Axes contains duplicate dimension"; the shape function
 /// counts it once, as TensorFlow's), `Max` over an
@@ -122,6 +135,29 @@ fn min<T: Num>(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
     reduce::<T>(x, axes, keep, T::MAX, |a, b| if b < a || b.partial_cmp(&b).is_none() { b } else { a })
 }
 
+/// `Sum`, `Mean` and `Prod` of complex64 and complex128 (TensorFlow's CPU kernels have no
+/// other complex reduction). Errors: `InvalidArgument` for the other kinds.
+fn complex_fn(kind: Kind, t: DType, op_type: &str) -> Result<ReduceFn> {
+    fn pick<T: cx::Part>(kind: Kind) -> Option<ReduceFn>
+    where
+        [T; 2]: Element,
+    {
+        match kind {
+            Kind::Sum => Some(|x, axes, keep| reduce::<[T; 2]>(x, axes, keep, [T::ZERO; 2], cx::add)),
+            Kind::Prod => Some(|x, axes, keep| reduce::<[T; 2]>(x, axes, keep, [T::ONE, T::ZERO], cx::mul)),
+            Kind::Mean => Some(|x, axes, keep| {
+                let count: usize = axes.iter().map(|&a| x.shape()[a]).product();
+                let s = reduce::<[T; 2]>(x, axes, keep, [T::ZERO; 2], cx::add)?;
+                let c = T::from_f64(count as f64);
+                Tensor::new(s.shape(), s.as_slice::<[T; 2]>()?.iter().map(|v| [v[0] / c, v[1] / c]).collect())
+            }),
+            _ => None,
+        }
+    }
+    let f = if t == DType::Complex128 { pick::<f64>(kind) } else { pick::<f32>(kind) };
+    f.ok_or_else(|| no_kernel(op_type, t))
+}
+
 /// Logical and (`All`) over the axes; true over nothing.
 fn all(x: &Tensor, axes: &[usize], keep: bool) -> Result<Tensor> {
     reduce::<bool>(x, axes, keep, true, |a, b| a && b)
@@ -156,7 +192,7 @@ impl RegisteredOp for Reduce {
         ctx.expect_inputs(2)?;
         let t = match self.kind {
             Kind::Prod => {
-                let t = ctx.check_dtype(0, NUMBERS)?;
+                let t = ctx.check_dtype(0, PROD_DTYPES)?;
                 ctx.check_dtype(1, INTS)?;
                 t
             }
@@ -176,6 +212,7 @@ impl RegisteredOp for Reduce {
         let f = match self.kind {
             Kind::All => all as ReduceFn,
             Kind::Any => any,
+            kind if t.is_complex() => complex_fn(kind, t, self.op_type)?,
             kind => crate::dispatch_numeric!(t, self.op_type, small_ints, T => match kind {
                 Kind::Sum => sum::<T> as ReduceFn,
                 Kind::Mean => mean::<T>,

@@ -6,6 +6,7 @@ use super::unary::{unary_op, UnaryOp};
 use crate::error::Result;
 use crate::graph::{Output, Scope};
 use crate::ops::array::zeros_like;
+use crate::ops::kernels::complex as cx;
 use crate::ops::RegisteredOp;
 
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[&ABS, &SIGN, &FLOOR, &CEIL, &ROUND, &RINT];
@@ -19,11 +20,13 @@ pub static ABS: UnaryOp =
     });
 
 /// `Sign`: -1, 0 or 1 by the sign of `x` (NaN stays NaN, -0.0 gives 0; float32, float64,
-/// int32, int64, int8, int16 as TensorFlow's CPU kernels). Gradient
+/// int32, int64, int8, int16 as TensorFlow's CPU kernels); for complex64 and complex128
+/// `x / |x|`, 0 at 0. Gradient
 /// (`_SignGrad`): zeros shaped like `x`.
 pub static SIGN: UnaryOp = UnaryOp::new(
     "Sign",
     crate::unary_fns!(
+        complex: cx::sign,
         float: |x| if x > 0.0 {
             1.0
         } else if x < 0.0 {

@@ -36,12 +36,26 @@ pub struct UnaryFns {
     pub u8: Option<Map1>,
     /// For uint16.
     pub u16: Option<Map1>,
+    /// For complex64.
+    pub c64: Option<Map1>,
+    /// For complex128.
+    pub c128: Option<Map1>,
 }
 
 impl UnaryFns {
     /// No kernel for any dtype: the base of struct updates (`..UnaryFns::NONE`).
-    pub const NONE: UnaryFns =
-        UnaryFns { f32: None, f64: None, i32: None, i64: None, i8: None, i16: None, u8: None, u16: None };
+    pub const NONE: UnaryFns = UnaryFns {
+        f32: None,
+        f64: None,
+        i32: None,
+        i64: None,
+        i8: None,
+        i16: None,
+        u8: None,
+        u16: None,
+        c64: None,
+        c128: None,
+    };
     /// The kernel function for dtype `t`.
     pub fn get(&self, t: DType) -> Option<Map1> {
         match t {
@@ -53,6 +67,8 @@ impl UnaryFns {
             DType::Int16 => self.i16,
             DType::UInt8 => self.u8,
             DType::UInt16 => self.u16,
+            DType::Complex64 => self.c64,
+            DType::Complex128 => self.c128,
             _ => None,
         }
     }
@@ -67,6 +83,8 @@ impl UnaryFns {
             DType::Int16,
             DType::UInt8,
             DType::UInt16,
+            DType::Complex64,
+            DType::Complex128,
         ]
         .into_iter()
         .filter(|&t| self.get(t).is_some())
@@ -86,7 +104,16 @@ pub(crate) use __map1;
 /// `float: f` (float32, float64) or `float: f, int: g` (and int32, int64); with
 /// `signed_small_ints` also int8, int16, with `small_ints` int8, int16, uint8, uint16 (as
 /// TensorFlow's CPU kernels register them: `Neg`, `Abs` signed, `Square` all four).
+/// `complex: c, ...` adds complex64 and complex128 computed by `c`, a function generic over
+/// the part type (`ops::kernels::complex`), to the tables the rest gives.
 macro_rules! unary_fns {
+    (complex: $c:expr, $($rest:tt)*) => {
+        $crate::ops::math::UnaryFns {
+            c64: $crate::__map1!([f32; 2], $c),
+            c128: $crate::__map1!([f64; 2], $c),
+            ..$crate::unary_fns!($($rest)*)
+        }
+    };
     (float: $f:expr) => {
         $crate::ops::math::UnaryFns {
             f32: $crate::__map1!(f32, $f),
@@ -121,7 +148,10 @@ macro_rules! unary_fns {
 pub(crate) use unary_fns;
 
 /// An element-wise op of one input: output dtype and shape are the input's. Build time:
-/// `InvalidArgument` for a dtype without a kernel (naming the dtypes accepted).
+/// the dtypes TensorFlow's `OpDef` allows (checked by `ops::schema` on the `T` attr), so a
+/// graph holding one this op has no kernel for still imports, as in TensorFlow; the
+/// session refuses such a node when it prepares it (`InvalidArgument`, "Tanh has no
+/// kernel for dtype complex64"), so only a run that needs it fails.
 pub struct UnaryOp {
     op_type: &'static str,
     fns: UnaryFns,
@@ -141,8 +171,7 @@ impl RegisteredOp for UnaryOp {
     }
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(1)?;
-        let t = ctx.check_dtype(0, &self.fns.dtypes())?;
-        Ok(vec![(t, ctx.shape(0).clone())])
+        Ok(vec![(ctx.dtype(0), ctx.shape(0).clone())])
     }
     fn prepare(&'static self, node: &Node) -> Result<Box<dyn Kernel>> {
         let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
