@@ -14,7 +14,8 @@ impl OpBuilder<'_> {
     /// the op when inputs come from another graph, when its attrs do not fit the `OpDef`
     /// (an undeclared attr, a missing one without a default, a wrong kind or disallowed
     /// value; see [`crate::ops::schema::validate_attrs`]), or when the inputs' dtypes/shapes do
-    /// not fit (with both shapes in the message).
+    /// not fit (with both shapes in the message), or when no kernel runs the op on its
+    /// dtypes ([`crate::ops::RegisteredOp::check_kernel`]).
     /// `FailedPrecondition` naming the op when the graph is finalized ([`crate::Graph::finalize`]).
     pub fn build(self) -> Result<Operation> {
         let graph = self.scope.graph.clone();
@@ -75,6 +76,7 @@ impl OpBuilder<'_> {
             drop(g);
             node.outputs = outputs;
         }
+        def.check_kernel(&node).map_err(|e| e.context(format!("op '{name}' ({})", self.op_type)))?;
         Ok(graph.insert_node(node))
     }
 

@@ -255,6 +255,13 @@ impl RegisteredOp for HalfAsFloat {
     fn is_stateful(&self) -> bool {
         self.0.is_stateful()
     }
+
+    fn check_kernel(&self, node: &Node) -> Result<()> {
+        match narrow_dtype(node) {
+            Some(narrow) => self.0.check_kernel(&as_float(node, narrow)),
+            None => self.0.check_kernel(node),
+        }
+    }
 }
 
 /// The kernel of a narrow-dtype node: its `float32` kernel between the widening of the

@@ -343,4 +343,15 @@ pub trait RegisteredOp: Send + Sync {
     fn is_stateful(&self) -> bool {
         false
     }
+    /// Checks, when a Rust builder adds the op ([`crate::graph::OpBuilder::build`], after its
+    /// outputs are inferred), that a kernel exists for `node`'s dtypes, so a graph built in
+    /// Rust never holds a node no session can run. Importing a `GraphDef` skips it: a graph
+    /// with an unused branch no kernel runs still imports, as in TensorFlow. The default
+    /// accepts every node.
+    /// Errors: `InvalidArgument` naming the op and the dtype ("Reciprocal has no kernel
+    /// for dtype int64").
+    fn check_kernel(&self, node: &Node) -> Result<()> {
+        let _ = node;
+        Ok(())
+    }
 }

@@ -148,8 +148,9 @@ macro_rules! unary_fns {
 pub(crate) use unary_fns;
 
 /// An element-wise op of one input: output dtype and shape are the input's. Build time:
-/// the dtypes TensorFlow's `OpDef` allows (checked by `ops::schema` on the `T` attr), so a
-/// graph holding one this op has no kernel for still imports, as in TensorFlow; the
+/// the Rust builders refuse a dtype without a kernel ([`RegisteredOp::check_kernel`]); an imported graph is checked only
+/// against the dtypes TensorFlow's `OpDef` allows (`ops::schema`, on the `T` attr), so a
+/// graph holding a node this op has no kernel for still imports, as in TensorFlow, and the
 /// session refuses such a node when it prepares it (`InvalidArgument`, "Tanh has no
 /// kernel for dtype complex64"), so only a run that needs it fails.
 pub struct UnaryOp {
@@ -180,6 +181,10 @@ impl RegisteredOp for UnaryOp {
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         (self.grad)(ctx)
+    }
+    fn check_kernel(&self, node: &Node) -> Result<()> {
+        let t = node.outputs.first().map(|o| o.0).unwrap_or(DType::Float);
+        self.fns.get(t).map(|_| ()).ok_or_else(|| no_kernel(self.op_type, t))
     }
 }
 
