@@ -10,9 +10,13 @@
 //! products) on or off, the other passes running.
 //! After two warm-up runs it times RUNS runs (default 10) and prints one JSON line:
 //! `{"model": ..., "batch": B, "threads": T, "ms": [...], "median_ms": M}`.
+//! With `TG_PROFILE=N` in the environment it then traces N more runs (`FULL_TRACE`) and
+//! prints the kernel time per op type, summed over them, slowest first (where a second
+//! thread helps and where it does not).
 
+use std::collections::HashMap;
 use std::time::Instant;
-use tensorgraph::format::proto::{GraphOptions, RewriterConfig, Toggle};
+use tensorgraph::format::proto::{GraphOptions, RewriterConfig, RunOptions, Toggle, TraceLevel};
 use tensorgraph::io::graph_def::{read_graph_def_any, ImportGraphDefOptions};
 use tensorgraph::{Graph, Session, SessionOptions, Tensor};
 
@@ -72,5 +76,28 @@ fn main() -> tensorgraph::Result<()> {
         shown.join(", "),
         sorted[sorted.len() / 2]
     );
+    let traced: usize = std::env::var("TG_PROFILE").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
+    if traced > 0 {
+        let options = RunOptions { trace_level: TraceLevel::FullTrace as i32, ..Default::default() };
+        let mut by_type: HashMap<String, (i64, usize)> = HashMap::new();
+        let mut wall = 0.0;
+        for _ in 0..traced {
+            let t = Instant::now();
+            let (_, md) = sess.run_with_options(&options, &[(&x, value.clone())], &[&y], &[])?;
+            wall += t.elapsed().as_secs_f64() * 1e3;
+            for n in md.node_stats() {
+                let op = n.timeline_label.split_once(" = ").and_then(|(_, r)| r.split('(').next()).unwrap_or("?");
+                let e = by_type.entry(op.to_string()).or_default();
+                e.0 += n.op_end_rel_nanos - n.op_start_rel_nanos;
+                e.1 += 1;
+            }
+        }
+        let mut rows: Vec<_> = by_type.into_iter().collect();
+        rows.sort_by_key(|(_, (nanos, _))| std::cmp::Reverse(*nanos));
+        println!("traced runs: {traced}, wall {:.2} ms per run", wall / traced as f64);
+        for (op, (nanos, count)) in rows {
+            println!("{:>10.3} ms  {op} ({})", nanos as f64 / 1e6 / traced as f64, count / traced);
+        }
+    }
     Ok(())
 }

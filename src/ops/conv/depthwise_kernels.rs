@@ -9,8 +9,9 @@ use crate::error::{Error, Result};
 use crate::graph::Node;
 use crate::ops::kernels::{parallel, Epilogue, Float};
 use crate::ops::{Kernel, KernelCtx};
-use crate::tensor::{checked_num_elements, fmt_dims, try_filled, Tensor};
+use crate::tensor::{checked_num_elements, fmt_dims, try_with_capacity, Tensor};
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 
 pub(super) const FORWARD: &str = "DepthwiseConv2dNative";
 pub(super) const BACKPROP_INPUT: &str = "DepthwiseConv2dNativeBackpropInput";
@@ -300,14 +301,17 @@ pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epil
         }
     }
     let len = checked_num_elements(&g.out_nhwc())?;
-    let mut out = try_filled(T::ZERO, len, x.dtype())?;
+    let mut out = try_with_capacity::<T>(len, x.dtype())?;
     if cm == 0 {
+        out.resize(len, T::ZERO);
         return format_tensor(out, g.out_nhwc(), a.nchw);
     }
     // one piece per output row (image, oy), split over the intra-op pool; each output
-    // position adds its taps in the same order as a serial loop
-    let work = out.len() * g.kh * g.kw;
-    parallel::for_rows(&mut out, g.ow * cm, work, |r, row| {
+    // position adds its taps in the same order as a serial loop. Each row is cleared by
+    // the thread that computes it, just before (in cache, and in parallel)
+    let work = len * g.kh * g.kw;
+    parallel::for_rows(&mut out.spare_capacity_mut()[..len], g.ow * cm, work, |r, row| {
+        let row = zeroed(row);
         let (n, oy) = (r / g.oh, r % g.oh);
         // the taps inside the input of this output row: (input row offset, filter row offset)
         let rows: Vec<(usize, usize)> =
@@ -333,7 +337,19 @@ pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epil
             ep.apply(ys, 0);
         }
     });
+    // SAFETY: `for_rows` gave every row of the first `len` elements to the closure, which
+    // initialized it first thing (`zeroed`)
+    unsafe { out.set_len(len) };
     format_tensor(out, g.out_nhwc(), a.nchw)
+}
+
+/// `row` filled with zeros, as the initialized slice it now is.
+fn zeroed<T: Float>(row: &mut [MaybeUninit<T>]) -> &mut [T] {
+    for v in row.iter_mut() {
+        v.write(T::ZERO);
+    }
+    // SAFETY: every element was just written; `MaybeUninit<T>` has `T`'s layout
+    unsafe { &mut *(row as *mut [MaybeUninit<T>] as *mut [T]) }
 }
 
 fn backprop_input<T: Float>(sizes: &[usize], f: &Tensor, dy: &Tensor, a: &Attrs) -> Result<Tensor> {

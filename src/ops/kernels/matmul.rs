@@ -269,7 +269,22 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
         }
     };
     if use_rten {
-        parallel::install(|| call(0, d.m, 0, d.n, c));
+        if plain || threads <= 1 {
+            parallel::install(|| call(0, d.m, 0, d.n, c));
+            return;
+        }
+        // with an epilogue, each thread takes runs of whole `sub`-row calls (so the calls,
+        // and the rows `rten-gemm` sums together, are those of a serial run) and applies
+        // the epilogue to the block it just computed: a few large pieces per thread, not
+        // one fork and join per call with the epilogue on the calling thread alone
+        let per = d.m.div_ceil(4 * threads).next_multiple_of(sub).min(d.m);
+        let blocks = d.m.div_ceil(per);
+        parallel::install(|| {
+            (0..blocks).into_par_iter().for_each(|p| {
+                let i0 = p * per;
+                call(i0, per.min(d.m - i0), 0, d.n, c)
+            })
+        });
         return;
     }
     if threads <= 1 || macs < MIN_PARALLEL_MACS {
