@@ -11,8 +11,8 @@
 //! After two warm-up runs it times RUNS runs (default 10) and prints one JSON line:
 //! `{"model": ..., "batch": B, "threads": T, "ms": [...], "median_ms": M}`.
 //! With `TG_PROFILE=N` in the environment it then traces N more runs (`FULL_TRACE`) and
-//! prints the kernel time per op type, summed over them, slowest first (where a second
-//! thread helps and where it does not).
+//! prints the kernel time per op type and of the slowest nodes, averaged over them (where
+//! a second thread helps and where it does not).
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -80,6 +80,7 @@ fn main() -> tensorgraph::Result<()> {
     if traced > 0 {
         let options = RunOptions { trace_level: TraceLevel::FullTrace as i32, ..Default::default() };
         let mut by_type: HashMap<String, (i64, usize)> = HashMap::new();
+        let mut by_node: HashMap<String, i64> = HashMap::new();
         let mut wall = 0.0;
         for _ in 0..traced {
             let t = Instant::now();
@@ -87,6 +88,7 @@ fn main() -> tensorgraph::Result<()> {
             wall += t.elapsed().as_secs_f64() * 1e3;
             for n in md.node_stats() {
                 let op = n.timeline_label.split_once(" = ").and_then(|(_, r)| r.split('(').next()).unwrap_or("?");
+                *by_node.entry(format!("{op} {}", n.node_name)).or_default() += n.op_end_rel_nanos - n.op_start_rel_nanos;
                 let e = by_type.entry(op.to_string()).or_default();
                 e.0 += n.op_end_rel_nanos - n.op_start_rel_nanos;
                 e.1 += 1;
@@ -97,6 +99,12 @@ fn main() -> tensorgraph::Result<()> {
         println!("traced runs: {traced}, wall {:.2} ms per run", wall / traced as f64);
         for (op, (nanos, count)) in rows {
             println!("{:>10.3} ms  {op} ({})", nanos as f64 / 1e6 / traced as f64, count / traced);
+        }
+        let mut nodes: Vec<_> = by_node.into_iter().collect();
+        nodes.sort_by_key(|(_, nanos)| std::cmp::Reverse(*nanos));
+        println!("slowest nodes:");
+        for (node, nanos) in nodes.iter().take(12) {
+            println!("{:>10.3} ms  {node}", *nanos as f64 / 1e6 / traced as f64);
         }
     }
     Ok(())
