@@ -12,10 +12,17 @@ use crate::ops::kernels::{Epilogue, Float};
 /// Channels one step keeps in registers (two AVX2 vectors of float32, four SSE2 ones).
 const LANES: usize = 16;
 
+/// Channels one step keeps in registers where a pixel has that many left: four AVX2
+/// vectors of float32, four independent sums, so the adds of one tap do not wait on the
+/// previous tap's (two sums left the loop waiting on the adds' latency).
+const WIDE: usize = 32;
+
 /// What one output row reads: `x` the NHWC input, `f` the `[kh, kw, c, 1]` filter, `cm` the
 /// channels, `rows` the window's rows inside the input for this output row (the input row's
 /// first element index, the filter row's first tap), and `ix(ox, kx)` the input column
-/// of tap `kx` of output column `ox` (`None` in the padding).
+/// of tap `kx` of output column `ox` (`None` in the padding). `interior` holds the output
+/// columns whose `kw` taps are all inside the input, where a column's taps are the
+/// previous column's moved `step` input elements on (the stride times `cm`).
 pub(super) struct Row<'a, T, F> {
     pub x: &'a [T],
     pub f: &'a [T],
@@ -23,6 +30,8 @@ pub(super) struct Row<'a, T, F> {
     pub kw: usize,
     pub rows: &'a [(usize, usize)],
     pub ix: F,
+    pub interior: std::ops::Range<usize>,
+    pub step: usize,
 }
 
 /// Computes the output row `out` (`ow * cm` values, any prior content) and applies `ep` to
@@ -50,35 +59,60 @@ fn forward_row_avx2<T: Float, F: Fn(usize, usize) -> Option<usize>>(r: &Row<T, F
 #[inline(always)]
 fn forward_row_any<T: Float, F: Fn(usize, usize) -> Option<usize>>(r: &Row<T, F>, out: &mut [T], ep: Epilogue<T>) {
     let cm = r.cm;
-    // (input element, filter element) of each tap of the current pixel, reused per pixel
-    let mut taps: Vec<(usize, usize)> = Vec::with_capacity(r.rows.len() * r.kw);
-    for (ox, ys) in out.chunks_exact_mut(cm).enumerate() {
+    let taps_of = |ox: usize, taps: &mut Vec<(usize, usize)>| {
         taps.clear();
         for &(xr, fr) in r.rows {
             taps.extend((0..r.kw).filter_map(|kx| (r.ix)(ox, kx).map(|ix| ((xr + ix) * cm, (fr + kx) * cm))));
         }
+    };
+    // (input element, filter element) of each tap: of the first interior column (the
+    // others' are these moved on), and of a column at the edges, made per column
+    let mut inner: Vec<(usize, usize)> = Vec::with_capacity(r.rows.len() * r.kw);
+    if !r.interior.is_empty() {
+        taps_of(r.interior.start, &mut inner);
+    }
+    let mut edge: Vec<(usize, usize)> = Vec::with_capacity(r.rows.len() * r.kw);
+    for (ox, ys) in out.chunks_exact_mut(cm).enumerate() {
+        let (taps, shift) = if r.interior.contains(&ox) {
+            (&inner, (ox - r.interior.start) * r.step)
+        } else {
+            taps_of(ox, &mut edge);
+            (&edge, 0)
+        };
+        let xs = &r.x[shift..];
         let mut c0 = 0;
+        while c0 + WIDE <= cm {
+            channel_block::<T, WIDE>(xs, r.f, taps, c0, ys);
+            c0 += WIDE;
+        }
         while c0 + LANES <= cm {
-            let mut acc = [T::ZERO; LANES];
-            for &(xi, fi) in &taps {
-                let xs: &[T; LANES] = r.x[xi + c0..xi + c0 + LANES].try_into().expect("LANES elements");
-                let ws: &[T; LANES] = r.f[fi + c0..fi + c0 + LANES].try_into().expect("LANES elements");
-                for l in 0..LANES {
-                    acc[l] += xs[l] * ws[l];
-                }
-            }
-            ys[c0..c0 + LANES].copy_from_slice(&acc);
+            channel_block::<T, LANES>(xs, r.f, taps, c0, ys);
             c0 += LANES;
         }
         if c0 < cm {
             let tail = &mut ys[c0..];
             tail.iter_mut().for_each(|y| *y = T::ZERO);
-            for &(xi, fi) in &taps {
-                for ((y, &w), &x) in tail.iter_mut().zip(&r.f[fi + c0..fi + cm]).zip(&r.x[xi + c0..xi + cm]) {
+            for &(xi, fi) in taps {
+                for ((y, &w), &x) in tail.iter_mut().zip(&r.f[fi + c0..fi + cm]).zip(&xs[xi + c0..xi + cm]) {
                     *y += x * w;
                 }
             }
         }
         ep.apply(ys, 0);
     }
+}
+
+/// Writes `ys[c0..c0 + N]`: each channel's sum over `taps` (input element, filter element
+/// of channel 0) in their order, `N` channels at once in registers.
+#[inline(always)]
+fn channel_block<T: Float, const N: usize>(x: &[T], f: &[T], taps: &[(usize, usize)], c0: usize, ys: &mut [T]) {
+    let mut acc = [T::ZERO; N];
+    for &(xi, fi) in taps {
+        let xs: &[T; N] = x[xi + c0..xi + c0 + N].try_into().expect("N elements");
+        let ws: &[T; N] = f[fi + c0..fi + c0 + N].try_into().expect("N elements");
+        for l in 0..N {
+            acc[l] += xs[l] * ws[l];
+        }
+    }
+    ys[c0..c0 + N].copy_from_slice(&acc);
 }
