@@ -13,8 +13,9 @@ use crate::ops::kernels::{Epilogue, Float};
 const LANES: usize = 16;
 
 /// Channels one step keeps in registers where a pixel has that many left: four AVX2
-/// vectors of float32, four independent sums, so the adds of one tap do not wait on the
-/// previous tap's (two sums left the loop waiting on the adds' latency).
+/// vectors of float32, four independent sums per tap instead of two. Alone it measured
+/// within the noise on MobileNetV2 (BENCHMARKS.md); it is part of the loop that was
+/// measured with the tap lists moved along the row.
 const WIDE: usize = 32;
 
 /// What one output row reads: `x` the NHWC input, `f` the `[kh, kw, c, 1]` filter, `cm` the
