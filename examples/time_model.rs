@@ -88,10 +88,10 @@ fn main() -> tensorgraph::Result<()> {
             wall += t.elapsed().as_secs_f64() * 1e3;
             for n in md.node_stats() {
                 let op = n.timeline_label.split_once(" = ").and_then(|(_, r)| r.split('(').next()).unwrap_or("?");
-                *by_node.entry(format!("{op} {}", n.node_name)).or_default() +=
-                    n.op_end_rel_nanos - n.op_start_rel_nanos;
+                let nanos = n.op_end_rel_nanos - n.op_start_rel_nanos;
+                *by_node.entry(format!("{op} {}", n.node_name)).or_default() += nanos;
                 let e = by_type.entry(op.to_string()).or_default();
-                e.0 += n.op_end_rel_nanos - n.op_start_rel_nanos;
+                e.0 += nanos;
                 e.1 += 1;
             }
         }

@@ -321,6 +321,7 @@ pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epil
     // position adds its taps in the same order as a serial loop. Each row is cleared by
     // the thread that computes it, just before (in cache, and in parallel)
     let work = len * g.kh * g.kw;
+    let interior = g.interior_columns();
     parallel::for_rows(&mut out.spare_capacity_mut()[..len], g.ow * cm, work, |r, row| {
         let row = zeroed(row);
         let (n, oy) = (r / g.oh, r % g.oh);
@@ -336,7 +337,7 @@ pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epil
                 kw: g.kw,
                 rows: &rows,
                 ix: |ox, kx| g.ix(ox, kx),
-                interior: g.interior_columns(),
+                interior: interior.clone(),
                 step: g.a.strides.1 * cm,
             };
             forward_row(&r, row, ep);

@@ -277,6 +277,16 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
             r0 += r;
         }
     };
+    // the output's rows in blocks of `per` (the last may be shorter), one piece each, over the pool
+    let row_blocks = |per: usize| {
+        let blocks = d.m.div_ceil(per);
+        parallel::install(|| {
+            (0..blocks).into_par_iter().for_each(|p| {
+                let i0 = p * per;
+                call(i0, per.min(d.m - i0), 0, d.n, c)
+            })
+        });
+    };
     if use_rten {
         if plain || threads <= 1 {
             parallel::install(|| call(0, d.m, 0, d.n, c));
@@ -286,14 +296,7 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
         // and the rows `rten-gemm` sums together, are those of a serial run) and applies
         // the epilogue to the block it just computed: a few large pieces per thread, not
         // one fork and join per call with the epilogue on the calling thread alone
-        let per = d.m.div_ceil(4 * threads).next_multiple_of(sub).min(d.m);
-        let blocks = d.m.div_ceil(per);
-        parallel::install(|| {
-            (0..blocks).into_par_iter().for_each(|p| {
-                let i0 = p * per;
-                call(i0, per.min(d.m - i0), 0, d.n, c)
-            })
-        });
+        row_blocks(d.m.div_ceil(4 * threads).next_multiple_of(sub).min(d.m));
         return;
     }
     if threads <= 1 || macs < MIN_PARALLEL_MACS {
@@ -302,14 +305,7 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
     }
     if d.m >= 32 * threads || d.m >= d.n {
         // row blocks, a multiple of 8 rows, about two per thread
-        let per = d.m.div_ceil(2 * threads).next_multiple_of(8).min(d.m);
-        let blocks = d.m.div_ceil(per);
-        parallel::install(|| {
-            (0..blocks).into_par_iter().for_each(|p| {
-                let i0 = p * per;
-                call(i0, per.min(d.m - i0), 0, d.n, c)
-            })
-        });
+        row_blocks(d.m.div_ceil(2 * threads).next_multiple_of(8).min(d.m));
     } else {
         // column blocks, a multiple of 16 columns
         let per = d.n.div_ceil(2 * threads).next_multiple_of(16).min(d.n);
