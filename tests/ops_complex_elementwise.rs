@@ -107,3 +107,40 @@ fn complex_function_gradients_match_finite_differences() {
         });
     }
 }
+
+/// A binary op without a complex kernel here (`Pow`): a Rust builder refuses it when the
+/// graph is built, naming the dtypes it takes, while an imported graph holding one on a
+/// branch no fetch needs imports and runs, and fetching it names the missing kernel.
+#[test]
+fn a_binary_op_without_a_complex_kernel_is_refused_when_built_and_imports_when_unused() {
+    let g = tensorgraph::Graph::new();
+    let s = g.scope();
+    let re = ops::constant(&s, tensorgraph::Tensor::new(&[2], vec![1.0f32, 2.0]).unwrap()).unwrap();
+    let z = ops::complex(&s, &re, &re).unwrap();
+    let e = ops::pow(&s.named("p"), &z, &z).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(
+        e.message.contains("op 'p' (Pow)")
+            && e.message.contains("input 0 has dtype complex64; this op accepts float32"),
+        "{e}"
+    );
+    // the same node in a GraphDef: a Mul renamed Pow
+    let mul = ops::mul(&s.named("q"), &z, &z).unwrap();
+    let sum = ops::add(&s.named("sum"), &re, &re).unwrap();
+    let mut gd = g.to_graph_def();
+    gd.node.iter_mut().find(|n| n.name == mul.op().name()).unwrap().op = "Pow".into();
+    let imported = tensorgraph::Graph::new();
+    tensorgraph::io::graph_def::import_graph_def(
+        &imported,
+        &gd,
+        &tensorgraph::io::graph_def::ImportGraphDefOptions::new(),
+    )
+    .unwrap();
+    let sess = tensorgraph::Session::new(&imported).unwrap();
+    let sum = imported.tensor_by_name(&format!("import/{}", sum.name())).unwrap();
+    assert_eq!(sess.run(&[], &[&sum], &[]).unwrap()[0].to_vec::<f32>().unwrap(), vec![2.0, 4.0]);
+    let p = imported.tensor_by_name(&format!("import/{}", mul.name())).unwrap();
+    let e = sess.run(&[], &[&p], &[]).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument, "{e}");
+    assert!(e.message.contains("Pow has no kernel for dtype complex64"), "{e}");
+}

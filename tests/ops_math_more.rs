@@ -160,6 +160,46 @@ fn clip_l2_loss_and_reductions() {
     assert_eq!(run(&e).unwrap().to_vec::<f32>().unwrap(), vec![f32::INFINITY]);
 }
 
+/// `reduce_sum(x)` / `reduce_all(x)` with no axes of a tensor whose rank is unknown (a
+/// placeholder of unknown shape, or a `Reshape` to a computed shape): the axes are
+/// `range(0, Rank(x))`, computed when run, with TensorFlow's node names.
+#[test]
+fn reducing_every_axis_of_an_unknown_rank_computes_the_axes_when_run() {
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s, DType::Float, Shape::unknown()).unwrap();
+    let sum = ops::reduce_sum(&s, &x, None, false).unwrap();
+    assert_eq!(sum.name(), "Sum:0");
+    let names: Vec<String> = g.operations().iter().map(|o| o.name().to_string()).collect();
+    assert_eq!(names, ["Placeholder", "Rank", "range/start", "range/delta", "range", "Sum"]);
+    let sess = Session::new(&g).unwrap();
+    let feed = Tensor::new(&[2, 3], vec![1f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    assert_eq!(sess.run(&[(&x, feed.clone())], &[&sum], &[]).unwrap()[0].to_vec::<f32>().unwrap(), [21.0]);
+    // its gradient is ones of the fed shape
+    let dx = tensorgraph::train::gradients(std::slice::from_ref(&sum), std::slice::from_ref(&x), None).unwrap()[0]
+        .clone()
+        .unwrap();
+    let d = sess.run(&[(&x, feed)], &[&dx], &[]).unwrap().remove(0);
+    assert_eq!((d.shape().to_vec(), d.to_vec::<f32>().unwrap()), (vec![2, 3], vec![1f32; 6]));
+
+    // a Reshape to a shape fed when run, and All (which has no T attr)
+    let b = ops::placeholder(&s, DType::Bool, Shape::known(&[4])).unwrap();
+    let dims = ops::placeholder(&s, DType::Int32, Shape::unknown()).unwrap();
+    let r = ops::reshape(&s, &b, &dims).unwrap();
+    let all = ops::reduce_all(&s, &r, None, false).unwrap();
+    let feeds = |v: Vec<bool>| [(&b, Tensor::new(&[4], v).unwrap()), (&dims, Tensor::vector(vec![2i32, 2]))];
+    assert_eq!(sess.run(&feeds(vec![true; 4]), &[&all], &[]).unwrap()[0].to_vec::<bool>().unwrap(), [true]);
+    assert_eq!(
+        sess.run(&feeds(vec![true, false, true, true]), &[&all], &[]).unwrap()[0].to_vec::<bool>().unwrap(),
+        [false]
+    );
+
+    // a scalar too: TensorFlow builds the range for rank 0 (`if x_rank:` is false)
+    let mean = ops::reduce_mean(&s, &c(&s, &[], vec![2.5f32]), None, false).unwrap();
+    assert!(g.operation_by_name("range_2").is_ok() && g.operation_by_name("Rank_2").is_ok());
+    assert_eq!(run(&mean).unwrap().to_vec::<f32>().unwrap(), [2.5]);
+}
+
 #[test]
 fn gradients_match_finite_differences() {
     let away = |n: usize, seed: u64| -> Vec<f64> {

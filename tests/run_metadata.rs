@@ -49,16 +49,30 @@ fn a_traced_run_records_each_node_with_its_outputs_and_memory() {
     assert_eq!(matmul.output_bytes(), 32);
     assert!(matmul.op_end_rel_micros >= 0 && matmul.all_end_rel_nanos >= matmul.op_end_rel_nanos);
     assert!(nodes.windows(2).all(|w| w[0].all_start_nanos <= w[1].all_start_nanos));
-    // bytes held: after w, the fed x (24) and w (48) wait for MatMul; after MatMul its
-    // output (32) waits for Relu; after Relu its output (32) is held as the fetch
+    // bytes held: after w, the fed x (24) waits for MatMul (w's 48 bytes are the graph's
+    // constant, not counted); after MatMul its output (32) waits for Relu; after Relu its
+    // output (32) is held as the fetch
     fn mem(n: &NodeExecStats) -> (&str, i64, i64, i64) {
         let m = &n.memory[0];
         (m.allocator_name.as_str(), m.total_bytes, m.live_bytes, m.peak_bytes)
     }
-    assert_eq!(mem(nodes[0]), ("cpu", 48, 72, 72));
-    assert_eq!(mem(nodes[1]), ("cpu", 32, 32, 72));
-    assert_eq!(mem(nodes[2]), ("cpu", 32, 32, 72));
-    assert_eq!(md.peak_bytes(), 72);
+    assert_eq!(mem(nodes[0]), ("cpu", 48, 24, 24));
+    assert_eq!(mem(nodes[1]), ("cpu", 32, 32, 32));
+    assert_eq!(mem(nodes[2]), ("cpu", 32, 32, 32));
+    assert_eq!(md.peak_bytes(), 32);
+}
+
+#[test]
+fn a_trace_level_above_full_trace_traces_as_in_tensorflow() {
+    let (g, x, y) = mlp();
+    let sess = Session::new(&g).unwrap();
+    let xv = Tensor::new(&[2, 3], vec![1f32, 2., 3., -1., 0., 1.]).unwrap();
+    let options = RunOptions { trace_level: 99, timeout_in_ms: 0 };
+    let (_, md) = sess.run_with_options(&options, &[(&x, xv.clone())], &[&y], &[]).unwrap();
+    assert_eq!(md.node_stats().count(), 3);
+    let options = RunOptions { trace_level: -1, timeout_in_ms: 0 };
+    let (_, md) = sess.run_with_options(&options, &[(&x, xv)], &[&y], &[]).unwrap();
+    assert_eq!(md.node_stats().count(), 0);
 }
 
 #[test]
@@ -155,4 +169,30 @@ fn timeline_labels_name_the_constants_and_fused_ops_the_optimiser_made() {
             "relu = _FusedConv2D(x, conv_bn_weights, conv_bn_offset)"
         ]
     );
+}
+
+#[test]
+fn the_peak_leaves_out_constants_so_it_does_not_depend_on_the_thread_count() {
+    use tensorgraph::SessionOptions;
+    // four products of the fed x [64, 64] with constant weights, summed: whatever order
+    // the products run in, the run holds x and the finished products (16 KiB each), at
+    // most x and three products or the four products: 64 KiB. An inter-op schedule runs
+    // every Const first; their 64 KiB of weights belong to the graph and are not counted
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s.named("x"), DType::Float, [64, 64]).unwrap();
+    let products: Vec<Output> = (0..4)
+        .map(|i| {
+            let w = Tensor::new(&[64, 64], (0..4096).map(|j| ((i * 4096 + j) % 7) as f32 - 3.0).collect()).unwrap();
+            let w = ops::constant(&s.named(&format!("w{i}")), w).unwrap();
+            ops::matmul(&s, &x, &w).unwrap()
+        })
+        .collect();
+    let y = ops::add_n(&s, &products).unwrap();
+    let xv = Tensor::new(&[64, 64], (0..4096).map(|j| (j % 5) as f32).collect()).unwrap();
+    for threads in [1, 2, 4] {
+        let sess = Session::with_options(&g, &SessionOptions::with_threads(threads).unwrap()).unwrap();
+        let (_, md) = sess.run_with_options(&full_trace(), &[(&x, xv.clone())], &[&y], &[]).unwrap();
+        assert_eq!(md.peak_bytes(), 4 * 64 * 64 * 4, "{threads} threads");
+    }
 }

@@ -26,7 +26,8 @@ pub struct DemoArgs {
     pub steps: Option<usize>,
     /// Seed of the split and the initializers.
     pub seed: u64,
-    /// `--threads N`: intra-op threads of the session (`None`: the default, one per core).
+    /// `--threads N`: intra-op and inter-op threads of the session (`None`: the default, one
+    /// per core).
     pub threads: Option<usize>,
     /// Replace files in `out` of another kind, or the `--data` file.
     pub force: bool,
@@ -90,12 +91,13 @@ pub(crate) fn write_json(path: &Path, value: &Value) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Checks `--steps`, creates `--out` and checks that the demo may write each of `outputs`
-/// there, before any training.
+/// Checks `--steps` and `--threads`, creates `--out` and checks that the demo may write each
+/// of `outputs` there, before any data is read or any training.
 pub(crate) fn prepare_out(args: &DemoArgs, outputs: &[(&str, Writes)]) -> Result<(), String> {
     if args.steps == Some(0) {
         return Err("--steps must be at least 1".into());
     }
+    session_options(args.threads)?;
     if args.out.exists() && !args.out.is_dir() {
         return Err(format!("--out {} exists and is not a directory", args.out.display()));
     }

@@ -149,8 +149,9 @@ enum Command {
         /// Seed for the data split and the weight initializers.
         #[arg(long, default_value_t = 42)]
         seed: u64,
-        /// Threads one op may split its work over (ConfigProto's intra_op_parallelism_threads;
-        /// 0 = one per core, the default).
+        /// Threads of the session: both ConfigProto's intra_op_parallelism_threads (threads
+        /// one op splits its work over) and inter_op_parallelism_threads (ops run at once);
+        /// 0 = one per core, the default.
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
         /// Replace files in --out that are not what the demo writes there, or the --data file.

@@ -1,6 +1,6 @@
 //! `tensorgraph run --profile`: the step statistics of a traced run (TensorFlow's
 //! `RunMetadata`) as a table of the nodes that took longest, the time by op type, and the
-//! run's peak memory.
+//! most memory the run's tensors held between nodes (constants and variables left out).
 
 use std::collections::BTreeMap;
 use tensorgraph::format::proto::{NodeExecStats, RunMetadata};
@@ -14,7 +14,7 @@ pub fn profile_text(md: &RunMetadata, top: usize) -> String {
     let nodes: Vec<&NodeExecStats> = md.node_stats().collect();
     let total: i64 = nodes.iter().map(|n| n.op_end_rel_nanos - n.op_start_rel_nanos).sum();
     let mut t = format!(
-        "profile: {} nodes ran, kernel time {}, peak memory {} (tensors held by the run)\n",
+        "profile: {} nodes ran, kernel time {}, peak memory {} (tensors the run held between nodes; constants, variables not counted)\n",
         nodes.len(),
         millis(total),
         bytes(md.peak_bytes())
@@ -105,7 +105,7 @@ mod tests {
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(
             lines[0],
-            "profile: 3 nodes ran, kernel time 8.000 ms, peak memory 4.0 KiB (tensors held by the run)"
+            "profile: 3 nodes ran, kernel time 8.000 ms, peak memory 4.0 KiB (tensors the run held between nodes; constants, variables not counted)"
         );
         assert_eq!(lines[1], "top 2 nodes by kernel time:");
         assert!(lines[2].contains("4.000 ms") && lines[2].contains("50.0%") && lines[2].contains(" c "), "{t}");

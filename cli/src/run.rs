@@ -16,7 +16,7 @@ use tensorgraph::format::checkpoint::meta_graph_path;
 use tensorgraph::format::proto::{RunOptions, TraceLevel};
 use tensorgraph::io::model_file::{checkpoint_form, detect, ModelFileKind};
 use tensorgraph::tensor::fmt_dims;
-use tensorgraph::{Code, DType, Graph, Operation, Output, Session, Tensor};
+use tensorgraph::{Code, DType, Graph, Operation, Output, Session, SessionOptions, Tensor};
 
 /// Arguments of `tensorgraph run` (their doc comments are its `--help`).
 #[derive(clap::Args)]
@@ -51,19 +51,33 @@ pub struct RunArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Threads one op may split its work over (ConfigProto's intra_op_parallelism_threads;
-    /// 0 = one per core, the default).
+    /// Threads of the session: both ConfigProto's intra_op_parallelism_threads (threads one
+    /// op splits its work over) and inter_op_parallelism_threads (ops run at once); 0 = one
+    /// per core, the default.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Run the graph's ops as written: no constant folding, fusion, Identity removal or
+    /// common subexpression elimination (TensorFlow's RewriterConfig
+    /// disable_meta_optimizer), to compare with the optimised run.
+    #[arg(long)]
+    pub no_graph_optimization: bool,
     /// Replace files under --out even when they are inputs or not .npy files.
     #[arg(long)]
     pub force: bool,
     /// Trace the run (TensorFlow's RunOptions FULL_TRACE) and print, on stderr, the
-    /// nodes and op types that took longest and the run's peak memory.
+    /// nodes and op types that took longest and the most memory the run's tensors held
+    /// between nodes (constants and variables not counted).
     #[arg(long)]
     pub profile: bool,
     #[command(flatten)]
     pub restore: RestoreFlags,
+}
+
+/// The session options of `--threads` and `--no-graph-optimization`. Errors: the
+/// message for a thread count too large.
+pub(crate) fn session_options(args: &RunArgs) -> Result<SessionOptions, String> {
+    let options = crate::threads::session_options(args.threads)?;
+    Ok(if args.no_graph_optimization { options.without_graph_optimization() } else { options })
 }
 
 /// Reads a `.npy` file as a tensor ([`Tensor::read_npy`]). Errors: the library's message,
@@ -97,7 +111,7 @@ enum Fetch {
 }
 
 fn resolve_fetch(graph: &Graph, model: &Path, name: &str) -> Result<Fetch, String> {
-    let err = |e: tensorgraph::Error| format!("--fetch {name}: {} (in {})", e.message, model.display());
+    let err = |e: tensorgraph::Error| format!("{}: --fetch {name}: {} (in {})", e.code, e.message, model.display());
     if name.contains(':') {
         return graph.tensor_by_name(name).map(Fetch::Tensor).map_err(err);
     }
@@ -134,12 +148,12 @@ fn model_and_checkpoint(args: &RunArgs) -> Result<(PathBuf, Option<PathBuf>), St
 
 fn resolve_feed(graph: &Graph, model: &Path, spec: &str) -> Result<(Output, Tensor), String> {
     let Some((name, file)) = spec.split_once('=') else {
-        return Err(format!("--feed {spec}: expected NAME=FILE.npy"));
+        return Err(format!("InvalidArgument: --feed {spec}: expected NAME=FILE.npy"));
     };
     let tensor_name = if name.contains(':') { name.to_string() } else { format!("{name}:0") };
     let out = graph
         .tensor_by_name(&tensor_name)
-        .map_err(|e| format!("--feed {name}: {} (in {})", e.message, model.display()))?;
+        .map_err(|e| format!("{}: --feed {name}: {} (in {})", e.code, e.message, model.display()))?;
     let value = read_npy(Path::new(file)).map_err(|e| format!("--feed {name}: {e}"))?;
     Ok((out, value))
 }
@@ -164,8 +178,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let (model, ckpt) = model_and_checkpoint(args)?;
     let graph = Graph::new();
     let loaded = load_model(&graph, &model, "MODEL")?;
-    let sess =
-        Session::with_options(&graph, &crate::threads::session_options(args.threads)?).map_err(|e| e.to_string())?;
+    let sess = Session::with_options(&graph, &session_options(args)?).map_err(|e| e.to_string())?;
     match (&ckpt, loaded.kind, &loaded.saver) {
         (None, _, _) => {}
         (Some(c), ModelKind::Meta, Some(saver)) => {

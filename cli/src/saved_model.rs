@@ -83,7 +83,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let tags: Vec<&str> =
         if args.tags.is_empty() { vec![SERVING] } else { args.tags.iter().map(String::as_str).collect() };
     let key = args.signature.as_deref().unwrap_or(DEFAULT_SERVING_SIGNATURE_DEF_KEY);
-    let options = crate::threads::session_options(args.threads)?;
+    let options = crate::run::session_options(args)?;
     let model = SavedModelBundle::load_with_options(&args.model, &tags, &options).map_err(|e| e.to_string())?;
     let mut inputs: Vec<(&str, Tensor)> = Vec::with_capacity(args.inputs.len());
     for spec in &args.inputs {

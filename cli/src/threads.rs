@@ -1,4 +1,4 @@
-//! `--threads N` of `run` and `demo`: the session's intra-op threads.
+//! `--threads N` of `run` and `demo`: the session's intra-op and inter-op threads.
 
 use tensorgraph::SessionOptions;
 

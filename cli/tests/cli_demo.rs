@@ -176,4 +176,11 @@ fn user_csv_trains_and_bad_csvs_name_the_line() {
     let (ok, _, stderr) = demo(&["--data", dir.path().join("missing.csv").to_str().unwrap()]);
     assert!(!ok);
     assert!(stderr.contains("cannot read"), "{stderr}");
+
+    // a thread count out of range is rejected before the data is read
+    let missing = dir.path().join("missing.csv");
+    let (ok, _, stderr) = demo(&["--data", missing.to_str().unwrap(), "--threads", "100000"]);
+    assert!(!ok);
+    assert!(stderr.contains("InvalidArgument: 100000 threads is more than"), "{stderr}");
+    assert!(!stderr.contains("cannot read"), "{stderr}");
 }

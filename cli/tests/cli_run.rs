@@ -179,9 +179,13 @@ fn errors_exit_1_with_a_message() {
         &["run", &pb, "--feed", &format!("x={x}"), "--feed", &format!("x:0={x}"), "--fetch", "probs:0"],
         "Tensor x:0 is fed more than once",
     );
-    // unknown tensor names
-    fails(&["run", &pb, "--fetch", "nope:0"], "nope");
-    fails(&["run", &pb, "--feed", &format!("nope={inputs}"), "--fetch", "probs:0"], "nope");
+    // unknown tensor names, with TensorFlow's status code first
+    fails(&["run", &pb, "--fetch", "nope:0"], "error: NotFound: --fetch nope:0: The name 'nope:0' refers to a Tensor");
+    fails(&["run", &pb, "--feed", &format!("nope={inputs}"), "--fetch", "probs:0"], "error: NotFound: --feed nope:");
+    fails(
+        &["run", &pb, "--feed", "x", "--fetch", "probs:0"],
+        "error: InvalidArgument: --feed x: expected NAME=FILE.npy",
+    );
     fails(&["run", &pb, "--fetch", "probs:7"], "probs");
     // an unfed placeholder
     fails(&["run", &pb, "--fetch", "probs:0"], "x");

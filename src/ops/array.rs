@@ -63,6 +63,7 @@ pub use matrix_diag::{
 pub use mirror_pad::{mirror_pad, mirror_pad_dyn, mirror_pad_grad_op, MirrorPad, MirrorPadGrad};
 pub use one_hot::{one_hot, OneHot};
 pub use pad::{pad, pad_dyn, pad_v2, pad_v2_dyn, Pad, PadV2};
+pub(crate) use range::range_from_zero;
 pub use range::{range, range_dyn, Range};
 pub use reverse::{reverse, reverse_dyn, reverse_sequence, ReverseSequence, ReverseV2};
 pub use roll::{roll, Roll};

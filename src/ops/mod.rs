@@ -154,11 +154,7 @@ impl InferCtx<'_> {
     pub fn check_dtype(&self, i: usize, allowed: &[DType]) -> Result<DType> {
         let t = self.dtype(i);
         if !allowed.contains(&t) {
-            let names: Vec<&str> = allowed.iter().map(|d| d.name()).collect();
-            return Err(Error::invalid_argument(format!(
-                "input {i} has dtype {t}; this op accepts {}",
-                names.join(", ")
-            )));
+            return Err(dtype_not_accepted(i, t, allowed));
         }
         Ok(t)
     }
@@ -316,6 +312,13 @@ impl GradCtx<'_> {
             None => zeros_like(self.scope, &self.outputs[i]),
         }
     }
+}
+
+/// `InvalidArgument`: input `i` has dtype `t`, which is not among `allowed`
+/// ("input 0 has dtype string; this op accepts float32, float64, ...").
+pub(crate) fn dtype_not_accepted(i: usize, t: DType, allowed: &[DType]) -> Error {
+    let names: Vec<&str> = allowed.iter().map(|d| d.name()).collect();
+    Error::invalid_argument(format!("input {i} has dtype {t}; this op accepts {}", names.join(", ")))
 }
 
 /// One TensorFlow op type: inference, kernel and gradient.

@@ -139,8 +139,9 @@ impl Session {
     /// shape, bytes), TensorFlow's timeline label (`name = OpType(inputs)`) and memory
     /// (allocator `cpu`: `total_bytes` of its outputs, `live_bytes` the run held after it,
     /// `peak_bytes` the most held so far; [`RunMetadata::peak_bytes`] is the run's peak).
-    /// Bytes count tensors the run holds (values waiting for consumers, fetched values),
-    /// not variables. With `NO_TRACE` (the default) the metadata is empty and the run costs
+    /// Bytes count tensors the run holds between nodes (values waiting for consumers,
+    /// fetched values), not variables or the graph's constants, so the figures do not
+    /// depend on the order independent nodes ran in. With `NO_TRACE` (the default) the metadata is empty and the run costs
     /// what [`Session::run`] costs. `timeout_in_ms` is not enforced.
     ///
     /// Errors: as [`Session::run`].
@@ -151,7 +152,8 @@ impl Session {
         fetches: &[&Output],
         targets: &[&Operation],
     ) -> Result<(Vec<Tensor>, RunMetadata)> {
-        if options.trace_level() == TraceLevel::NoTrace {
+        // as TensorFlow: any level above NO_TRACE traces, one this version has no name for too
+        if options.trace_level <= TraceLevel::NoTrace as i32 {
             return Ok((self.run(feeds, fetches, targets)?, RunMetadata::default()));
         }
         let mut tracer = step_stats::Tracer::new();

@@ -11,11 +11,12 @@
 
 use super::frames::{Frames, SpareSlot, Task};
 use super::plan::{Fetch, InputMode, Item, Kind, Plan};
-use super::step_stats::{distinct_bytes, NodeTimes, Tracer};
+use super::step_stats::{buffer_address, distinct_bytes, NodeTimes, Tracer};
 use crate::error::{Error, Result};
 use crate::ops::control_flow::switch_port;
 use crate::ops::{uninitialized, KernelCtx, StepResources, ThreadPool, VarSlot};
 use crate::tensor::Tensor;
+use std::collections::HashSet;
 use std::time::Instant;
 
 /// Frames, fetched values, the tracer and what a dead fetch's message needs: everything
@@ -26,6 +27,10 @@ pub(crate) struct RunState<'p, 't> {
     /// The first Merges that had no live input, for the message of a dead fetch.
     dead_merges: Vec<&'p str>,
     tracer: Option<&'t mut Tracer>,
+    /// Traced runs: the buffers of the plan's `Const` values, which memory statistics
+    /// leave out (held by the graph, not the run; otherwise an inter-op schedule that runs
+    /// every `Const` first would report the weights as held by the run).
+    constants: HashSet<usize>,
 }
 
 /// What a started task still has to do outside the state.
@@ -58,9 +63,18 @@ impl<'p, 't> RunState<'p, 't> {
                 *slot = Some(feeds[*i].clone());
             }
         }
+        let constants = match tracer {
+            Some(_) => plan
+                .items
+                .iter()
+                .filter(|it| it.node.op_type == "Const")
+                .filter_map(|it| it.node.attr_tensor("value").ok().map(buffer_address))
+                .collect(),
+            None => HashSet::new(),
+        };
         let mut frames = Frames::new(plan, spare);
         frames.start(feeds);
-        RunState { frames, fetched, dead_merges: Vec::new(), tracer }
+        RunState { frames, fetched, dead_merges: Vec::new(), tracer, constants }
     }
 
     /// True when the run records step statistics.
@@ -138,7 +152,7 @@ impl<'p, 't> RunState<'p, 't> {
         }
         self.frames.propagate(task, outputs);
         if let (Some(tracer), Some(outputs), Some(t)) = (self.tracer.as_deref_mut(), traced, timing) {
-            let live = distinct_bytes(self.frames.values().chain(self.fetched.iter().flatten()));
+            let live = distinct_bytes(self.frames.values().chain(self.fetched.iter().flatten()), &self.constants);
             let times = NodeTimes { op_start: t.start, op_end: t.end, all_end: Instant::now(), thread_id: t.thread };
             tracer.record(&item.node, &times, &outputs, live);
         }

@@ -1,7 +1,8 @@
 //! Step statistics of a traced run (`RunOptions.trace_level` above `NO_TRACE`): for each
 //! node the executor ran, when it started, how long its kernel took, its outputs' dtypes,
 //! shapes and bytes, and the bytes of tensors the run held after it (values waiting for
-//! their consumers and fetched values; variables live in the session and are not counted).
+//! their consumers and fetched values; variables live in the session and constants in the
+//! graph, so neither is counted, whatever order the nodes ran in).
 //! Collected into TensorFlow's `RunMetadata.step_stats`.
 
 use crate::format::proto::{
@@ -145,9 +146,22 @@ pub(crate) fn tensor_bytes(t: &Tensor) -> i64 {
     }
 }
 
+/// The address of a tensor's buffer: equal for tensors that share one.
+pub(crate) fn buffer_address(t: &Tensor) -> usize {
+    t.storage() as *const Storage as usize
+}
+
 /// The bytes of the distinct buffers among `tensors` (a buffer shared by several values
-/// counts once).
-pub(crate) fn distinct_bytes<'a>(tensors: impl Iterator<Item = &'a Tensor>) -> i64 {
-    let mut seen: HashSet<*const Storage> = HashSet::new();
-    tensors.filter(|t| seen.insert(t.storage() as *const Storage)).map(tensor_bytes).sum()
+/// counts once), leaving out the buffers whose address is in `persistent` (the graph's
+/// constants: their values are the `Const` nodes' own, allocated with the graph, not by
+/// the run).
+pub(crate) fn distinct_bytes<'a>(tensors: impl Iterator<Item = &'a Tensor>, persistent: &HashSet<usize>) -> i64 {
+    let mut seen: HashSet<usize> = HashSet::new();
+    tensors
+        .filter(|t| {
+            let a = buffer_address(t);
+            !persistent.contains(&a) && seen.insert(a)
+        })
+        .map(tensor_bytes)
+        .sum()
 }

@@ -91,7 +91,8 @@ pub struct NodeExecStats {
     /// When it was scheduled, in µs since the Unix epoch (its start here).
     #[prost(int64, tag = "9")]
     pub scheduled_micros: i64,
-    /// The thread it ran on (0: tensorgraph's executor thread).
+    /// The thread it ran on: a number tensorgraph gives each thread, 1, 2, ... in the
+    /// order threads first ran a traced node (the same number for a thread's whole life).
     #[prost(uint32, tag = "10")]
     pub thread_id: u32,
     /// `all_start_micros` in ns.
@@ -109,8 +110,11 @@ pub struct NodeExecStats {
 }
 
 /// `tensorflow.AllocatorMemoryUsed`. tensorgraph reports the bytes of the tensors a run
-/// holds (values waiting for consumers, fetched values; not variables): `live_bytes` after
-/// the node, `peak_bytes` the most held so far in the run, `total_bytes` the node's outputs.
+/// holds (values waiting for consumers, fetched values; not variables, which the session
+/// holds, nor constants, which the graph holds): `live_bytes` after the node, `peak_bytes`
+/// the most held after any node so far in the run, `total_bytes` the node's outputs. The
+/// figures are taken between nodes: a running kernel's inputs, output and scratch together
+/// may exceed them.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct AllocatorMemoryUsed {
     /// The allocator (`cpu`).
@@ -119,7 +123,7 @@ pub struct AllocatorMemoryUsed {
     /// Bytes of the node's outputs.
     #[prost(int64, tag = "2")]
     pub total_bytes: i64,
-    /// The most bytes the run held so far.
+    /// The most bytes the run held after any node so far.
     #[prost(int64, tag = "3")]
     pub peak_bytes: i64,
     /// Bytes the run held after the node.

@@ -88,6 +88,16 @@ pub fn range(s: &Scope, start: i32, limit: i32, delta: i32) -> Result<Output> {
     range_dyn(&s.named(&format!("{base}/")), &a, &b, &c)
 }
 
+/// `tf.range(0, limit)` for a 0-d int32 tensor `limit`: constants `range/start` (0) and
+/// `range/delta` (1) and op `Range` named `range`, the nodes TensorFlow's Python builds for
+/// the axes of a reduction over every dimension of a tensor whose rank is unknown.
+pub(crate) fn range_from_zero(s: &Scope, limit: &Output) -> Result<Output> {
+    let base = s.unique_op_name("range");
+    let start = const_under(s, &base, "start", Tensor::scalar(0i32))?;
+    let delta = const_under(s, &base, "delta", Tensor::scalar(1i32))?;
+    range_dyn(&s.named(&format!("{base}/")), &start, limit, &delta)
+}
+
 /// `Range` with 0-d tensor arguments of one dtype (float32, float64, int32, int64). As [`range`].
 pub fn range_dyn(s: &Scope, start: &Output, limit: &Output, delta: &Output) -> Result<Output> {
     s.op("Range", "range").input(start).input(limit).input(delta).attr("Tidx", start.dtype()).build_output()

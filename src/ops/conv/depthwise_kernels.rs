@@ -318,12 +318,12 @@ pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epil
         return format_tensor(out, g.out_nhwc(), a.nchw);
     }
     // one piece per output row (image, oy), split over the intra-op pool; each output
-    // position adds its taps in the same order as a serial loop. Each row is cleared by
-    // the thread that computes it, just before (in cache, and in parallel)
+    // position adds its taps in the same order as a serial loop. A row of a multiplier of
+    // 1 is written, not read, by `forward_row`; another is cleared by the thread that
+    // computes it, just before (in cache, and in parallel)
     let work = len * g.kh * g.kw;
     let interior = g.interior_columns();
     parallel::for_rows(&mut out.spare_capacity_mut()[..len], g.ow * cm, work, |r, row| {
-        let row = zeroed(row);
         let (n, oy) = (r / g.oh, r % g.oh);
         // the taps inside the input of this output row: (input row offset, filter row offset)
         let rows: Vec<(usize, usize)> =
@@ -343,6 +343,7 @@ pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epil
             forward_row(&r, row, ep);
             return;
         }
+        let row = zeroed(row);
         for (ox, ys) in row.chunks_exact_mut(cm).enumerate() {
             let taps = rows.iter().flat_map(move |&(xr, fr)| {
                 (0..g.kw).filter_map(move |kx| g.ix(ox, kx).map(|ix| ((xr + ix) * g.c, (fr + kx) * cm)))
@@ -359,7 +360,7 @@ pub(super) fn forward_with<T: Float>(x: &Tensor, f: &Tensor, a: &Attrs, ep: Epil
         }
     });
     // SAFETY: `for_rows` gave every row of the first `len` elements to the closure, which
-    // initialized it first thing (`zeroed`)
+    // initialized all of it (`forward_row`, or `zeroed` first thing)
     unsafe { out.set_len(len) };
     format_tensor(out, g.out_nhwc(), a.nchw)
 }

@@ -8,6 +8,7 @@
 //! multiply-add), so the values do not depend on the CPU.
 
 use crate::ops::kernels::{Epilogue, Float};
+use std::mem::MaybeUninit;
 
 /// Channels one step keeps in registers (two AVX2 vectors of float32, four SSE2 ones).
 const LANES: usize = 16;
@@ -35,11 +36,12 @@ pub(super) struct Row<'a, T, F> {
     pub step: usize,
 }
 
-/// Computes the output row `out` (`ow * cm` values, any prior content) and applies `ep` to
-/// each pixel.
+/// Writes the output row `out` (`ow * cm` values, never read before they are written,
+/// so it may be memory not yet initialised) and applies `ep` to each pixel: every element
+/// is initialised when it returns.
 pub(super) fn forward_row<T: Float, F: Fn(usize, usize) -> Option<usize>>(
     r: &Row<T, F>,
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
     ep: Epilogue<T>,
 ) {
     #[cfg(target_arch = "x86_64")]
@@ -53,12 +55,20 @@ pub(super) fn forward_row<T: Float, F: Fn(usize, usize) -> Option<usize>>(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn forward_row_avx2<T: Float, F: Fn(usize, usize) -> Option<usize>>(r: &Row<T, F>, out: &mut [T], ep: Epilogue<T>) {
+fn forward_row_avx2<T: Float, F: Fn(usize, usize) -> Option<usize>>(
+    r: &Row<T, F>,
+    out: &mut [MaybeUninit<T>],
+    ep: Epilogue<T>,
+) {
     forward_row_any(r, out, ep);
 }
 
 #[inline(always)]
-fn forward_row_any<T: Float, F: Fn(usize, usize) -> Option<usize>>(r: &Row<T, F>, out: &mut [T], ep: Epilogue<T>) {
+fn forward_row_any<T: Float, F: Fn(usize, usize) -> Option<usize>>(
+    r: &Row<T, F>,
+    out: &mut [MaybeUninit<T>],
+    ep: Epilogue<T>,
+) {
     let cm = r.cm;
     let taps_of = |ox: usize, taps: &mut Vec<(usize, usize)>| {
         taps.clear();
@@ -91,14 +101,21 @@ fn forward_row_any<T: Float, F: Fn(usize, usize) -> Option<usize>>(r: &Row<T, F>
             c0 += LANES;
         }
         if c0 < cm {
-            let tail = &mut ys[c0..];
-            tail.iter_mut().for_each(|y| *y = T::ZERO);
+            // fewer than LANES channels left
+            let mut acc = [T::ZERO; LANES];
+            let tail = &mut acc[..cm - c0];
             for &(xi, fi) in taps {
                 for ((y, &w), &x) in tail.iter_mut().zip(&r.f[fi + c0..fi + cm]).zip(&xs[xi + c0..xi + cm]) {
                     *y += x * w;
                 }
             }
+            for (y, &v) in ys[c0..].iter_mut().zip(tail.iter()) {
+                y.write(v);
+            }
         }
+        // SAFETY: the blocks above wrote every channel of this pixel; `MaybeUninit<T>` has
+        // `T`'s layout
+        let ys = unsafe { &mut *(ys as *mut [MaybeUninit<T>] as *mut [T]) };
         ep.apply(ys, 0);
     }
 }
@@ -106,7 +123,13 @@ fn forward_row_any<T: Float, F: Fn(usize, usize) -> Option<usize>>(r: &Row<T, F>
 /// Writes `ys[c0..c0 + N]`: each channel's sum over `taps` (input element, filter element
 /// of channel 0) in their order, `N` channels at once in registers.
 #[inline(always)]
-fn channel_block<T: Float, const N: usize>(x: &[T], f: &[T], taps: &[(usize, usize)], c0: usize, ys: &mut [T]) {
+fn channel_block<T: Float, const N: usize>(
+    x: &[T],
+    f: &[T],
+    taps: &[(usize, usize)],
+    c0: usize,
+    ys: &mut [MaybeUninit<T>],
+) {
     let mut acc = [T::ZERO; N];
     for &(xi, fi) in taps {
         let xs: &[T; N] = x[xi + c0..xi + c0 + N].try_into().expect("N elements");
@@ -115,5 +138,7 @@ fn channel_block<T: Float, const N: usize>(x: &[T], f: &[T], taps: &[(usize, usi
             acc[l] += xs[l] * ws[l];
         }
     }
-    ys[c0..c0 + N].copy_from_slice(&acc);
+    for (y, v) in ys[c0..c0 + N].iter_mut().zip(acc) {
+        y.write(v);
+    }
 }

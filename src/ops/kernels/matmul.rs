@@ -10,7 +10,7 @@
 
 use super::epilogue::Epilogue;
 use super::gemm_dims::Dims;
-use super::gemm_rten::PackedB;
+use super::gemm_rten::{PackedB, SHORT_DEPTH};
 use super::{parallel, Float, Num};
 use crate::error::{Error, Result};
 use crate::tensor::{fmt_dims, try_with_capacity, DType, Tensor};
@@ -152,11 +152,20 @@ struct SendPtr<T>(*mut T);
 unsafe impl<T> Send for SendPtr<T> {}
 unsafe impl<T> Sync for SendPtr<T> {}
 
-/// Depth up to which `matrixmultiply` computes a product of several rows: its 8×8 tile
-/// ran MobileNetV2's 16-deep 1x1 convolution 1.35× faster than `rten-gemm`'s 6×16 one,
-/// whose fixed cost per tile weighs on so few steps (from 24 deep `rten-gemm` is faster).
-/// Both sum each output in the same order, so the values do not change.
-const SHORT_DEPTH: usize = 16;
+/// Elements of `b` (`k * n`) from which a one-row float32 product runs on `rten-gemm`'s
+/// vector path: it reads `b` as it lies, where `matrixmultiply` packs all of `b` and fills
+/// one row of its 8-row tile (MobileNetV2's 1280 × 1000 classifier at batch 1: 0.9-1.3 →
+/// 0.4-0.55 ms, BENCHMARKS.md). The choice depends on the sizes alone, never on the thread
+/// or pool, since the two sum in different orders and a value must not depend on either.
+const VECTOR_MIN_ELEMENTS: usize = 16 * 1024;
+
+/// Output columns of one `rten-gemm` vector-path call. The crate splits a call over
+/// rayon's current pool in pieces of `max(ceil(n / threads), 128)` columns, and sums the
+/// last `n % 32` columns of a piece without SIMD (in another order): a call of 128 columns
+/// is one piece on any pool, so it runs inline on the calling thread and each output
+/// sums in one order whatever the thread count (`tests/session_threads.rs` holds it
+/// bitwise). One call for all columns, split as the pool says, was 10-20% faster.
+const VECTOR_COLUMNS: usize = 128;
 
 /// Multiply-adds below which a product runs on one thread (about 40 µs of work).
 const MIN_PARALLEL_MACS: usize = 1 << 21;
@@ -235,10 +244,9 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
     // used on a one-thread worker (a serial run's), or for a product worth splitting,
     // moved into the session's pool (whole rows only: it writes a contiguous output). A
     // small product on a worker of a larger pool stays whole on `matrixmultiply`: split,
-    // its pieces would wait on the other threads longer than they compute. A one-row
-    // product too, always: `rten-gemm`'s vector path sums in another order than
-    // `matrixmultiply` (its matrix path sums as `matrixmultiply` does), and a result must
-    // not depend on the thread count
+    // its pieces would wait on the other threads longer than they compute (the matrix
+    // path sums as `matrixmultiply` does, so the choice never changes a value). A one-row
+    // product takes the vector path below by its size alone (`VECTOR_MIN_ELEMENTS`)
     let use_rten = T::RTEN
         && d.m > 1
         && d.k > SHORT_DEPTH
@@ -277,6 +285,31 @@ fn gemm_blocks<T: Gemm + Float>(d: Dims, a: &[T], b: &[T], packed: Option<&Packe
             r0 += r;
         }
     };
+    // one row: `rten-gemm`'s vector path, a call per `VECTOR_COLUMNS` columns
+    // (`matrixmultiply` where it refuses one), the calls spread over the pool when the
+    // product is large
+    if T::RTEN && d.m == 1 && d.k * d.n >= VECTOR_MIN_ELEMENTS {
+        let calls = d.n.div_ceil(VECTOR_COLUMNS);
+        let vector_call = |p: usize| {
+            let j0 = p * VECTOR_COLUMNS;
+            let cols = VECTOR_COLUMNS.min(d.n - j0);
+            // SAFETY: columns [j0, j0 + cols) of the one output row, this call's alone
+            let out = unsafe { std::slice::from_raw_parts_mut(c.0.add(j0).cast::<MaybeUninit<T>>(), cols) };
+            let b_cols = &b[(j0 as isize * d.csb) as usize..];
+            if T::rten_product(Dims { n: cols, ..d }, a, b_cols, None, out) {
+                epilogue(c, 0, 1, j0, cols);
+            } else {
+                call(0, 1, j0, cols, c);
+            }
+        };
+        let per = if threads > 1 && macs >= MIN_PARALLEL_MACS { calls.div_ceil(2 * threads) } else { calls };
+        parallel::install(|| {
+            (0..calls.div_ceil(per))
+                .into_par_iter()
+                .for_each(|q| (q * per..calls.min((q + 1) * per)).for_each(vector_call))
+        });
+        return;
+    }
     // the output's rows in blocks of `per` (the last may be shorter), one piece each, over the pool
     let row_blocks = |per: usize| {
         let blocks = d.m.div_ceil(per);

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Node, Output, Scope};
 use crate::ops::array::{int_values, reshape, shape};
 use crate::ops::kernels::{broadcast_shape, Num};
-use crate::ops::{FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
+use crate::ops::{dtype_not_accepted, FnKernel, GradCtx, InferCtx, Kernel, KernelCtx, RegisteredOp};
 use crate::tensor::{fmt_dims, DType, Shape, Tensor};
 
 pub(super) static DEFS: &[&dyn RegisteredOp] = &[&BroadcastGradientArgs];
@@ -205,11 +205,13 @@ pub struct BinaryOp {
 }
 
 impl BinaryOp {
-    /// An op broadcasting its inputs; dtypes without a kernel are refused at build time.
+    /// An op broadcasting its inputs; dtypes without a kernel are refused when a Rust
+    /// builder adds it ([`RegisteredOp::check_kernel`]; an imported graph may hold them).
     pub const fn broadcasting(op_type: &'static str, fns: BinaryFns, grad: GradFn) -> BinaryOp {
         BinaryOp { op_type, fns, same_shape: false, int_divisor: false, dtypes_at_build: true, grad }
     }
-    /// An op whose inputs have one shape; dtypes without a kernel are refused at build time.
+    /// An op whose inputs have one shape; dtypes without a kernel are refused as
+    /// [`BinaryOp::broadcasting`]'s.
     pub const fn same_shape(op_type: &'static str, fns: BinaryFns, grad: GradFn) -> BinaryOp {
         BinaryOp { op_type, fns, same_shape: true, int_divisor: false, dtypes_at_build: true, grad }
     }
@@ -219,9 +221,9 @@ impl BinaryOp {
         self.int_divisor = true;
         self
     }
-    /// This op, accepting at build time dtypes it has no kernel for (the session refuses
-    /// them when it prepares the node): TensorFlow registers `AddV2`, `Equal`, ... for
-    /// dtypes tensorgraph does not compute, and graphs holding them still import.
+    /// This op, accepting from a Rust builder too dtypes it has no kernel for (the session
+    /// refuses them when it prepares the node): TensorFlow registers `AddV2`, `Equal`, ...
+    /// for dtypes tensorgraph does not compute.
     pub const fn dtypes_checked_when_prepared(mut self) -> BinaryOp {
         self.dtypes_at_build = false;
         self
@@ -240,9 +242,6 @@ impl RegisteredOp for BinaryOp {
     fn infer(&self, ctx: &InferCtx) -> Result<Vec<(DType, Shape)>> {
         ctx.expect_inputs(2)?;
         let t = ctx.same_dtypes()?;
-        if self.dtypes_at_build {
-            ctx.check_dtype(0, &self.fns.dtypes())?;
-        }
         let (a, b) = (ctx.shape(0), ctx.shape(1));
         let shape = if self.same_shape {
             a.merge(b).ok_or_else(|| {
@@ -269,6 +268,14 @@ impl RegisteredOp for BinaryOp {
     }
     fn gradient(&self, ctx: &GradCtx) -> Result<Vec<Option<Output>>> {
         (self.grad)(ctx)
+    }
+    fn check_kernel(&self, node: &Node) -> Result<()> {
+        let t = node.attr_type("T")?;
+        let allowed = self.fns.dtypes();
+        if self.dtypes_at_build && !allowed.contains(&t) {
+            return Err(dtype_not_accepted(0, t, &allowed));
+        }
+        Ok(())
     }
 }
 

@@ -1,14 +1,32 @@
 //! The reduction builders (`tf.reduce_sum`, `reduce_mean`, `reduce_max`, `reduce_min`,
 //! `reduce_all`, `reduce_any`, `reduce_prod`): each adds its op with a constant
-//! `reduction_indices` input. The ops themselves, their kernels and gradients are in
+//! `reduction_indices` input (over every axis of an unknown rank: `range(0, Rank(x))`). The ops themselves, their kernels and gradients are in
 //! [`super::reduction`].
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::graph::{Output, Scope};
-use crate::ops::array::constant;
+use crate::ops::array::{constant, range_from_zero, rank};
 use crate::tensor::{DType, Tensor};
 
-/// Builds a reduction op with constant axes (`reduction_indices`).
+/// The `reduction_indices` input of a reduction built in `s` whose helper ops go in `inner`:
+/// the constant `inner/reduction_indices` of `axes`, or, for `None`, every axis of `x` (a
+/// constant when its rank is known and above 0; otherwise `range(0, Rank(x))` built in `s`'s
+/// name scope, nodes `Rank`, `range/start`, `range/delta`, `range`, as TensorFlow's
+/// `_ReductionDims`).
+fn reduction_indices(s: &Scope, inner: &Scope, x: &Output, axes: Option<&[i32]>) -> Result<Output> {
+    let axes: Vec<i32> = match (axes, x.shape().rank()) {
+        (Some(a), _) => a.to_vec(),
+        (None, Some(r)) if r > 0 => (0..r as i32).collect(),
+        // rank 0 too: TensorFlow's `if x_rank:` is false for it
+        (None, _) => {
+            let outer = s.name_scope("");
+            return range_from_zero(&outer, &rank(&outer, x)?);
+        }
+    };
+    constant(&inner.named("reduction_indices"), Tensor::vector(axes))
+}
+
+/// Builds a reduction op over `axes` (`None`: all of `x`'s).
 pub(crate) fn reduction(
     s: &Scope,
     op_type: &str,
@@ -17,17 +35,8 @@ pub(crate) fn reduction(
     axes: Option<&[i32]>,
     keep_dims: bool,
 ) -> Result<Output> {
-    let axes: Vec<i32> = match axes {
-        Some(a) => a.to_vec(),
-        None => {
-            let r = x.shape().rank().ok_or_else(|| {
-                Error::invalid_argument(format!("reducing all axes of {} needs its rank to be known", x.name()))
-            })?;
-            (0..r as i32).collect()
-        }
-    };
     let (op, inner) = s.op_scope(default);
-    let idx = constant(&inner.named("reduction_indices"), Tensor::vector(axes))?;
+    let idx = reduction_indices(s, &inner, x, axes)?;
     op.op(op_type, default)
         .input(x)
         .input(&idx)
@@ -38,7 +47,8 @@ pub(crate) fn reduction(
 }
 
 /// `tf.reduce_sum(x, axes, keep_dims)`: op `Sum`, default name `Sum`, axes const
-/// `Sum/reduction_indices`; `axes = None` reduces all dimensions (needs a known rank).
+/// `Sum/reduction_indices`; `axes = None` reduces all dimensions (of an unknown rank: axes
+/// `range(0, Rank(x))`, computed when run).
 /// float32/float64/int32/int64. Errors: `InvalidArgument` for an axis out of range.
 pub fn reduce_sum(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool) -> Result<Output> {
     reduction(s, "Sum", "Sum", x, axes, keep_dims)
@@ -77,18 +87,14 @@ pub fn reduce_any(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool) 
 
 /// `All` / `Any` with constant axes (they have no `T` attr).
 fn bool_reduction(s: &Scope, op_type: &str, x: &Output, axes: Option<&[i32]>, keep_dims: bool) -> Result<Output> {
-    let axes: Vec<i32> = match axes {
-        Some(a) => a.to_vec(),
-        None => (0..x.shape().rank().unwrap_or(0) as i32).collect(),
-    };
     let (op, inner) = s.op_scope(op_type);
-    let idx = constant(&inner.named("reduction_indices"), Tensor::vector(axes))?;
+    let idx = reduction_indices(s, &inner, x, axes)?;
     op.op(op_type, op_type).input(x).input(&idx).attr("Tidx", DType::Int32).attr("keep_dims", keep_dims).build_output()
 }
 
 /// `tf.reduce_prod(x, axes, keep_dims)`: op `Prod` (attrs `T`, `Tidx = int32`,
 /// `keep_dims`), default name `Prod`, axes const `Prod/reduction_indices`; `axes = None`
-/// reduces all (needs a known rank). float32/float64/int32/int64. Errors:
+/// reduces all (as [`reduce_sum`]). float32/float64/int32/int64. Errors:
 /// `InvalidArgument` for an axis out of range. Gradient: TensorFlow's `_ProdGrad`
 /// (constant axes, known rank).
 pub fn reduce_prod(s: &Scope, x: &Output, axes: Option<&[i32]>, keep_dims: bool) -> Result<Output> {

@@ -1,0 +1,135 @@
+//! `Conv2D` on the patch matrix (im2col): windows other than Winograd's, strided, dilated,
+//! padded on every side, against a direct float64 convolution. The forward pass makes the
+//! patch matrix a cache-sized run of output lines at a time, so the larger cases span
+//! several runs, some starting in the middle of an image; float32 within 1e-5 of the
+//! largest output, and bitwise the same with a constant filter and a fed one and on 1, 2
+//! and 4 threads.
+
+mod common;
+
+use tensorgraph::graph::AttrValue;
+use tensorgraph::{ops, DType, Graph, Output, Session, SessionOptions, Tensor};
+
+/// One convolution: input `[n, h, w, c]`, a `[k, k, c, o]` filter, strides, dilations and
+/// explicit paddings `[top, bottom, left, right]`.
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    n: usize,
+    h: usize,
+    w: usize,
+    c: usize,
+    o: usize,
+    k: usize,
+    stride: usize,
+    dilation: usize,
+    pad: [usize; 4],
+}
+
+const CASES: &[Case] = &[
+    // ResNet50's stem shape, smaller: 7x7 stride 2 on 3 channels; 96 output lines of 4,704
+    // patch values, two runs of lines, the second starting in image 1
+    Case { n: 3, h: 64, w: 64, c: 3, o: 16, k: 7, stride: 2, dilation: 1, pad: [2, 3, 2, 3] },
+    // 5x5 stride 1, uneven padding (windows cut on the left and right of every row)
+    Case { n: 4, h: 30, w: 33, c: 5, o: 7, k: 5, stride: 1, dilation: 1, pad: [2, 1, 0, 3] },
+    // a dilated 3x3 window (one copy per pixel, not per window row)
+    Case { n: 2, h: 20, w: 19, c: 4, o: 6, k: 3, stride: 1, dilation: 2, pad: [1, 2, 2, 1] },
+    // 1x1 stride 2 (ResNet50's downsampling shortcut)
+    Case { n: 2, h: 9, w: 9, c: 8, o: 5, k: 1, stride: 2, dilation: 1, pad: [0; 4] },
+];
+
+impl Case {
+    fn out_side(&self, side: usize, before: usize, after: usize) -> usize {
+        (side + before + after - self.dilation * (self.k - 1) - 1) / self.stride + 1
+    }
+
+    fn out_shape(&self) -> [usize; 4] {
+        let [t, b, l, r] = self.pad;
+        [self.n, self.out_side(self.h, t, b), self.out_side(self.w, l, r), self.o]
+    }
+
+    /// The direct convolution in float64, `[n, oh, ow, o]`.
+    fn reference(&self, x: &[f64], f: &[f64]) -> Vec<f64> {
+        let [_, oh, ow, o] = self.out_shape();
+        let (c, k) = (self.c, self.k);
+        let inside = |pos: usize, pad: usize, side: usize| pos.checked_sub(pad).filter(|&v| v < side);
+        let mut y = vec![0.0; self.n * oh * ow * o];
+        for img in 0..self.n {
+            for oy in 0..oh {
+                for ox in 0..ow {
+                    let out = &mut y[((img * oh + oy) * ow + ox) * o..][..o];
+                    for ky in 0..k {
+                        let Some(iy) = inside(oy * self.stride + ky * self.dilation, self.pad[0], self.h) else {
+                            continue;
+                        };
+                        for kx in 0..k {
+                            let Some(ix) = inside(ox * self.stride + kx * self.dilation, self.pad[2], self.w) else {
+                                continue;
+                            };
+                            for ci in 0..c {
+                                let xv = x[((img * self.h + iy) * self.w + ix) * c + ci];
+                                let fr = &f[((ky * k + kx) * c + ci) * o..][..o];
+                                out.iter_mut().zip(fr).for_each(|(a, &w)| *a += xv * w);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        y
+    }
+}
+
+fn f32_tensor(shape: &[usize], v: &[f64]) -> Tensor {
+    Tensor::new(shape, v.iter().map(|&x| x as f32).collect::<Vec<_>>()).unwrap()
+}
+
+/// `Conv2D` of `case` with a constant filter and with the filter fed, on `threads` threads.
+fn run(case: &Case, x: &[f64], filter: &[f64], threads: usize) -> [Tensor; 2] {
+    let g = Graph::new();
+    let s = g.scope();
+    let fshape = [case.k, case.k, case.c, case.o];
+    let xp = ops::placeholder(&s.named("x"), DType::Float, [case.n, case.h, case.w, case.c].map(Some)).unwrap();
+    let fp = ops::placeholder(&s.named("f"), DType::Float, fshape.map(Some)).unwrap();
+    let fc = ops::constant(&s.named("filter"), f32_tensor(&fshape, filter)).unwrap();
+    let [t, b, l, r] = case.pad.map(|v| v as i64);
+    let (st, d) = (case.stride as i64, case.dilation as i64);
+    let conv = |name: &str, f: &Output| {
+        s.op("Conv2D", name)
+            .input(&xp)
+            .input(f)
+            .attr("T", DType::Float)
+            .attr("strides", AttrValue::ListInt(vec![1, st, st, 1]))
+            .attr("dilations", AttrValue::ListInt(vec![1, d, d, 1]))
+            .attr("padding", "EXPLICIT")
+            .attr("explicit_paddings", AttrValue::ListInt(vec![0, 0, t, b, l, r, 0, 0]))
+            .build_output()
+            .unwrap()
+    };
+    let (a, bb) = (conv("conv_const", &fc), conv("conv_fed", &fp));
+    let sess = Session::with_options(&g, &SessionOptions::with_threads(threads).unwrap()).unwrap();
+    let feeds = [(&xp, f32_tensor(&[case.n, case.h, case.w, case.c], x)), (&fp, f32_tensor(&fshape, filter))];
+    let mut out = sess.run(&feeds, &[&a, &bb], &[]).unwrap();
+    [out.remove(0), out.remove(0)]
+}
+
+#[test]
+fn patch_matrix_convolutions_match_a_direct_float64_convolution() {
+    for (i, case) in CASES.iter().enumerate() {
+        let seed = 300 + 10 * i as u64;
+        let x = common::values(case.n * case.h * case.w * case.c, seed, -1.0, 1.0);
+        let filter = common::values(case.k * case.k * case.c * case.o, seed + 1, -0.5, 0.5);
+        let want = case.reference(&x, &filter);
+        let got = run(case, &x, &filter, 1);
+        for t in &got {
+            assert_eq!(t.shape(), case.out_shape(), "{case:?}");
+            let v = t.to_vec::<f32>().unwrap();
+            let scale = want.iter().fold(0f64, |m, w| m.max(w.abs()));
+            let err = v.iter().zip(&want).fold(0f64, |m, (&g, w)| m.max((g as f64 - w).abs())) / scale;
+            assert!(err <= 1e-5, "{case:?}: relative error {err:e}");
+        }
+        assert_eq!(got[0], got[1], "{case:?}: a constant filter and the same filter fed");
+        for threads in [2, 4] {
+            assert_eq!(run(case, &x, &filter, threads), got, "{case:?}: {threads} threads against 1");
+        }
+    }
+}
