@@ -430,17 +430,21 @@ fn images_per_chunk(g: &Geom) -> usize {
 }
 
 /// Output lines (rows of `ow` pixels, across images) per patch matrix of the forward
-/// convolution: about [`PATCH_ELEMS`] elements, so that the product reads the patches back
-/// from cache rather than memory.
-fn lines_per_chunk(g: &Geom) -> usize {
+/// convolution: about `elems` elements.
+fn lines_per_chunk(g: &Geom, elems: usize) -> usize {
     let per = (g.ow * g.kh * g.kw * g.c).max(1);
-    (PATCH_ELEMS / per).clamp(1, (g.n * g.oh).max(1))
+    (elems / per).clamp(1, (g.n * g.oh).max(1))
 }
 
-/// Elements of one forward patch matrix (see [`lines_per_chunk`]): 1 MiB of float32. On
-/// ResNet50's 7x7 stem at batch 8, one thread, chunks of 8M elements (whole images) ran in
-/// 37-40 ms, 1M in 30-31 ms, 256K in 27-30 ms, 64K in 29-32 ms.
+/// Elements of one forward patch matrix when the filter's packed form is kept (a `Const`
+/// filter): 1 MiB of float32, so that the product reads the patches back from cache rather
+/// than memory. On ResNet50's 7x7 stem at batch 8, one thread, chunks of 8M elements (whole
+/// images) ran in 37-40 ms, 1M in 30-31 ms, 256K in 27-30 ms, 64K in 29-32 ms.
 const PATCH_ELEMS: usize = 1 << 18;
+
+/// Elements of one forward patch matrix when the product packs the filter itself (a fed or
+/// variable filter) on every call: larger, so that packing is paid over more rows.
+const UNPACKED_PATCH_ELEMS: usize = 8_000_000;
 
 /// `Dims` of `[rows, k] @ [k, o]`, both row-major.
 fn dims(rows: usize, k: usize, o: usize) -> Dims {
@@ -500,7 +504,8 @@ fn conv_forward_with<T: Float + Gemm>(
     } else {
         let packed = packed();
         let packed = packed.as_deref();
-        let (lines, per) = (g.n * g.oh, lines_per_chunk(g));
+        let elems = if packed.is_some() { PATCH_ELEMS } else { UNPACKED_PATCH_ELEMS };
+        let (lines, per) = (g.n * g.oh, lines_per_chunk(g, elems));
         with_scratch::<T, ()>(per * g.ow * k, |cols| {
             let mut line = 0;
             while line < lines {
