@@ -133,3 +133,47 @@ fn patch_matrix_convolutions_match_a_direct_float64_convolution() {
         }
     }
 }
+
+/// A batch of no images gives an empty output of the right shape on every path (Winograd,
+/// 1x1, patch matrix), and the same session then computes a batch of one as the direct
+/// float64 convolution does (the constant filter is prepared by the first run that needs it).
+#[test]
+fn an_empty_batch_then_one_image() {
+    let cases = [
+        Case { n: 1, h: 12, w: 12, c: 64, o: 64, k: 3, stride: 1, dilation: 1, pad: [1; 4] },
+        Case { n: 1, h: 6, w: 6, c: 24, o: 8, k: 1, stride: 1, dilation: 1, pad: [0; 4] },
+        Case { n: 1, h: 15, w: 15, c: 3, o: 8, k: 7, stride: 2, dilation: 1, pad: [2, 3, 2, 3] },
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        let x = common::values(case.h * case.w * case.c, 500 + i as u64, -1.0, 1.0);
+        let filter = common::values(case.k * case.k * case.c * case.o, 600 + i as u64, -0.5, 0.5);
+        let g = Graph::new();
+        let s = g.scope();
+        let xp =
+            ops::placeholder(&s.named("x"), DType::Float, [None, Some(case.h), Some(case.w), Some(case.c)]).unwrap();
+        let fc = ops::constant(&s.named("filter"), f32_tensor(&[case.k, case.k, case.c, case.o], &filter)).unwrap();
+        let [t, b, l, r] = case.pad.map(|v| v as i64);
+        let st = case.stride as i64;
+        let conv = s
+            .op("Conv2D", "conv")
+            .input(&xp)
+            .input(&fc)
+            .attr("T", DType::Float)
+            .attr("strides", AttrValue::ListInt(vec![1, st, st, 1]))
+            .attr("padding", "EXPLICIT")
+            .attr("explicit_paddings", AttrValue::ListInt(vec![0, 0, t, b, l, r, 0, 0]))
+            .build_output()
+            .unwrap();
+        let sess = Session::new(&g).unwrap();
+        let [_, oh, ow, o] = case.out_shape();
+        let empty = f32_tensor(&[0, case.h, case.w, case.c], &[]);
+        let got = sess.run(&[(&xp, empty)], &[&conv], &[]).unwrap();
+        assert_eq!(got[0].shape(), [0, oh, ow, o], "{case:?}");
+        let one = f32_tensor(&[1, case.h, case.w, case.c], &x);
+        let got = sess.run(&[(&xp, one)], &[&conv], &[]).unwrap()[0].to_vec::<f32>().unwrap();
+        let want = case.reference(&x, &filter);
+        let scale = want.iter().fold(0f64, |m, w| m.max(w.abs()));
+        let err = got.iter().zip(&want).fold(0f64, |m, (&g, w)| m.max((g as f64 - w).abs())) / scale;
+        assert!(err <= 1e-5, "{case:?}: relative error {err:e}");
+    }
+}

@@ -4,6 +4,7 @@
 
 use crate::dataset::Dataset;
 use crate::guard::{check_output, Input, Writes};
+use crate::output::say;
 use crate::run::write_npy;
 use crate::threads::session_options;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -125,7 +126,7 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
     }
     let test_rows = TEST_ROWS.min(n / 5);
     let (f, c) = (data.num_features(), data.num_classes());
-    println!("data: {n} rows, {f} features, {c} classes; holding out {test_rows} rows for testing");
+    say!("data: {n} rows, {f} features, {c} classes; holding out {test_rows} rows for testing");
 
     // deterministic shuffle and split
     let mut idx: Vec<usize> = (0..n).collect();
@@ -204,28 +205,24 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!("trained {steps} steps; final training loss: {last:.4}");
+    say!("trained {steps} steps; final training loss: {last:.4}");
 
     // test accuracy
     let probs = session.fetch(&[(x, tx)], &model.probs).map_err(err)?;
     let (accuracy, correct) = accuracy_of(&probs)?;
-    println!("test accuracy: {accuracy:.3} ({correct}/{} held-out rows)", test_y.len());
+    say!("test accuracy: {accuracy:.3} ({correct}/{} held-out rows)", test_y.len());
     let events = logs.close()?;
-    println!(
-        "wrote the TensorBoard log {} (tensorboard --logdir {})",
-        events.display(),
-        args.out.join("logs").display()
-    );
+    say!("wrote the TensorBoard log {} (tensorboard --logdir {})", events.display(), args.out.join("logs").display());
 
     // save a TensorFlow checkpoint (model variables and Adam slots) with its meta graph,
     // and the inference graph frozen (variables turned into constants)
     let prefix = Saver::new(&graph).and_then(|s| s.save(&session, args.out.join("model.ckpt"))).map_err(err)?;
     write_json(&args.out.join("model.json"), &spec_json(&spec))?;
-    println!("saved checkpoint {} with its meta graph {}.meta", prefix.display(), prefix.display());
+    say!("saved checkpoint {} with its meta graph {}.meta", prefix.display(), prefix.display());
     let frozen_path = args.out.join("model.pb");
     let frozen = freeze(&graph, &session, &["probs"]).map_err(err)?;
     write_graph_def(&frozen, &frozen_path).map_err(err)?;
-    println!("froze probs into {} ({} nodes)", frozen_path.display(), frozen.node.len());
+    say!("froze probs into {} ({} nodes)", frozen_path.display(), frozen.node.len());
 
     // restore into a fresh graph, built once; forecast twice
     let sample: Vec<Vec<f32>> = test_x.iter().take(5).cloned().collect();
@@ -240,20 +237,20 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
     }
     let fp = first.as_slice::<f32>().map_err(err)?;
     let sp = second.as_slice::<f32>().map_err(err)?;
-    println!("Forecaster: graph built once in new(), checkpoint restored; forecast() called twice:");
+    say!("Forecaster: graph built once in new(), checkpoint restored; forecast() called twice:");
     let fmt = |p: &[f32]| {
         p.chunks(c)
             .map(|r| format!("{:?}", r.iter().map(|v| (v * 1000.0).round() / 1000.0).collect::<Vec<_>>()))
             .collect::<Vec<_>>()
             .join(" ")
     };
-    println!("  first call:  {}", fmt(fp));
-    println!("  second call: {}  (identical)", fmt(sp));
+    say!("  first call:  {}", fmt(fp));
+    say!("  second call: {}  (identical)", fmt(sp));
     for (i, row) in sample.iter().enumerate() {
         let pr = &fp[i * c..(i + 1) * c];
         let k = argmax(pr);
         let name = spec.class_name(k);
-        println!("  {row:?} -> {name} (p = {:.3}; true: {})", pr[k], spec.class_name(test_y[i]));
+        say!("  {row:?} -> {name} (p = {:.3}; true: {})", pr[k], spec.class_name(test_y[i]));
     }
 
     // what the interop suite checks against TensorFlow
@@ -270,8 +267,8 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
     });
     write_json(&args.out.join("forecast.json"), &forecast)?;
     let out = args.out.display();
-    println!("the standardized rows above are in {}; try:", inputs_path.display());
-    println!("  tensorgraph run {out}/model.ckpt --feed x:0={out}/inputs.npy --fetch probs:0");
-    println!("  tensorgraph run {out}/model.pb --feed x:0={out}/inputs.npy --fetch probs:0");
+    say!("the standardized rows above are in {}; try:", inputs_path.display());
+    say!("  tensorgraph run {out}/model.ckpt --feed x:0={out}/inputs.npy --fetch probs:0");
+    say!("  tensorgraph run {out}/model.pb --feed x:0={out}/inputs.npy --fetch probs:0");
     Ok(())
 }

@@ -5,6 +5,7 @@
 use crate::dataset::{Dataset, DIGITS_MAX_PIXEL, DIGITS_SIDE};
 use crate::demo::{argmax, err, one_hot, prepare_out, write_json, DemoArgs};
 use crate::guard::Writes;
+use crate::output::say;
 use crate::run::write_npy;
 use crate::threads::session_options;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -77,7 +78,7 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
     prepare_out(args, &OUTPUTS)?;
     let data = Dataset::digits();
     let n = data.features.len();
-    println!("data: {n} handwritten digits of 8x8 pixels, 10 classes; holding out {TEST_ROWS} for testing");
+    say!("data: {n} handwritten digits of 8x8 pixels, 10 classes; holding out {TEST_ROWS} for testing");
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(args.seed);
     let mut idx: Vec<usize> = (0..n).collect();
     idx.shuffle(&mut rng);
@@ -124,24 +125,20 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!("trained {steps} steps of {BATCH} images; final training loss: {last:.4}");
+    say!("trained {steps} steps of {BATCH} images; final training loss: {last:.4}");
 
     // held-out accuracy, batch norm in inference mode (training defaults to false)
     let probs = session.fetch(&[(&model.x, test_images)], &model.probs).map_err(err)?;
     let (acc, correct) = accuracy(&probs, &test_labels)?;
-    println!("test accuracy: {acc:.3} ({correct}/{TEST_ROWS} held-out images)");
+    say!("test accuracy: {acc:.3} ({correct}/{TEST_ROWS} held-out images)");
     let events = logs.close()?;
-    println!(
-        "wrote the TensorBoard log {} (tensorboard --logdir {})",
-        events.display(),
-        args.out.join("logs").display()
-    );
+    say!("wrote the TensorBoard log {} (tensorboard --logdir {})", events.display(), args.out.join("logs").display());
 
     let prefix = Saver::new(&graph).and_then(|s| s.save(&session, args.out.join("model.ckpt"))).map_err(err)?;
-    println!("saved checkpoint {} with its meta graph {}.meta", prefix.display(), prefix.display());
+    say!("saved checkpoint {} with its meta graph {}.meta", prefix.display(), prefix.display());
     let frozen = freeze(&graph, &session, &["probs"]).map_err(err)?;
     write_graph_def(&frozen, args.out.join("model.pb")).map_err(err)?;
-    println!("froze probs into {} ({} nodes)", args.out.join("model.pb").display(), frozen.node.len());
+    say!("froze probs into {} ({} nodes)", args.out.join("model.pb").display(), frozen.node.len());
 
     // a fresh inference graph (no optimizer), restored from the checkpoint
     let sample = &test_idx[..5];
@@ -149,10 +146,10 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
     write_npy(&args.out.join("inputs.npy"), &inputs)?;
     let probs = forecast(args.seed, &prefix, &inputs, args.threads)?;
     let p = probs.as_slice::<f32>().map_err(err)?;
-    println!("restored into a fresh inference graph; forecasts of 5 held-out images:");
+    say!("restored into a fresh inference graph; forecasts of 5 held-out images:");
     for (i, &id) in sample.iter().enumerate() {
         let k = argmax(&p[i * 10..(i + 1) * 10]);
-        println!("  image {id}: {k} (p = {:.3}; true: {})", p[i * 10 + k], data.labels[id]);
+        say!("  image {id}: {k} (p = {:.3}; true: {})", p[i * 10 + k], data.labels[id]);
     }
     let forecast = json!({
         "model": "cnn", "filters": FILTERS, "inputs_shape": inputs.shape(),
@@ -161,9 +158,9 @@ pub fn run(args: &DemoArgs, steps: usize) -> Result<(), String> {
     });
     write_json(&args.out.join("forecast.json"), &forecast)?;
     let out = args.out.display();
-    println!("the images above are in {}; try:", args.out.join("inputs.npy").display());
-    println!("  tensorgraph run {out}/model.ckpt --feed x:0={out}/inputs.npy --fetch probs:0");
-    println!("  tensorgraph run {out}/model.pb --feed x:0={out}/inputs.npy --fetch probs:0");
+    say!("the images above are in {}; try:", args.out.join("inputs.npy").display());
+    say!("  tensorgraph run {out}/model.ckpt --feed x:0={out}/inputs.npy --fetch probs:0");
+    say!("  tensorgraph run {out}/model.pb --feed x:0={out}/inputs.npy --fetch probs:0");
     Ok(())
 }
 

@@ -152,7 +152,7 @@ enum Command {
         /// Threads of the session: both ConfigProto's intra_op_parallelism_threads (threads
         /// one op splits its work over) and inter_op_parallelism_threads (ops run at once);
         /// 0 = one per core, the default.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = threads::parse_count)]
         threads: Option<usize>,
         /// Replace files in --out that are not what the demo writes there, or the --data file.
         #[arg(long)]

@@ -11,3 +11,13 @@ pub fn write_stdout(text: &str) -> Result<(), String> {
         Err(e) => Err(format!("cannot write to stdout: {e}")),
     }
 }
+
+/// `println!` through [`write_stdout`], for a command's progress lines: a closed pipe
+/// (`demo | head -2`) stops the output, not the command; another write error is returned
+/// with `?` from the enclosing function (which returns `Result<_, String>`).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::output::write_stdout(&format!("{}\n", format_args!($($arg)*)))?
+    };
+}
+pub(crate) use say;

@@ -19,6 +19,9 @@ pub fn profile_text(md: &RunMetadata, top: usize) -> String {
         millis(total),
         bytes(md.peak_bytes())
     );
+    if nodes.is_empty() {
+        return t;
+    }
     let mut by_time = nodes.clone();
     by_time.sort_by_key(|n| std::cmp::Reverse(n.op_end_rel_nanos - n.op_start_rel_nanos));
     t.push_str(&format!("top {} nodes by kernel time:\n", top.min(by_time.len())));
@@ -45,8 +48,13 @@ pub fn profile_text(md: &RunMetadata, top: usize) -> String {
     for (name, (nanos, count)) in types.iter().take(top) {
         t.push_str(&format!("  {:>10}  {:>5}  {name} ({count})\n", millis(*nanos), percent(*nanos, total)));
     }
+    t.push_str(FIRST_RUN);
     t
 }
+
+/// The profile's last line: the command runs the graph once, and a first run also
+/// prepares what later runs reuse.
+pub const FIRST_RUN: &str = "note: a first run: convolutions and products with constant weights pack (or Winograd-transform) them now, once for the session, and their times here include that\n";
 
 /// The op type in a timeline label `name = OpType(inputs)`.
 fn op_type(n: &NodeExecStats) -> &str {
@@ -113,5 +121,16 @@ mod tests {
         assert_eq!(lines[4], "top 2 op types by kernel time:");
         assert_eq!(lines[5].split_whitespace().collect::<Vec<_>>(), ["7.000", "ms", "87.5%", "MatMul", "(2)"]);
         assert_eq!(lines[6].split_whitespace().collect::<Vec<_>>(), ["1.000", "ms", "12.5%", "Relu", "(1)"]);
+        assert_eq!(format!("{}\n", lines[7]), FIRST_RUN);
+        assert_eq!(lines.len(), 8);
+    }
+
+    #[test]
+    fn a_run_of_no_nodes_has_no_tables() {
+        let md = RunMetadata { step_stats: Some(StepStats { dev_stats: vec![] }) };
+        assert_eq!(
+            profile_text(&md, TOP),
+            "profile: 0 nodes ran, kernel time 0.000 ms, peak memory 0 B (tensors the run held between nodes; constants, variables not counted)\n"
+        );
     }
 }

@@ -54,7 +54,7 @@ pub struct RunArgs {
     /// Threads of the session: both ConfigProto's intra_op_parallelism_threads (threads one
     /// op splits its work over) and inter_op_parallelism_threads (ops run at once); 0 = one
     /// per core, the default.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::threads::parse_count)]
     pub threads: Option<usize>,
     /// Run the graph's ops as written: no constant folding, fusion, Identity removal or
     /// common subexpression elimination (TensorFlow's RewriterConfig

@@ -7,7 +7,7 @@ mod common;
 use common::cli::{ok, s};
 use common::{assert_close, flat_f64};
 use serde_json::Value;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use tensorgraph::io::graph_def::read_graph_def;
 
 fn demo(args: &[&str]) -> (bool, String, String) {
@@ -183,4 +183,26 @@ fn user_csv_trains_and_bad_csvs_name_the_line() {
     assert!(!ok);
     assert!(stderr.contains("InvalidArgument: 100000 threads is more than"), "{stderr}");
     assert!(!stderr.contains("cannot read"), "{stderr}");
+}
+
+/// `demo | head -1`: a closed pipe ends the printing, not the demo, which still writes
+/// every file (before, the first line after the pipe closed panicked with exit 101).
+#[test]
+fn a_closed_stdout_does_not_stop_the_demo() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("model");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tensorgraph"))
+        .args(["demo", "--steps", "20", "--out", out.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let done = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{:?}: {stderr}", done.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for file in ["model.ckpt.index", "model.pb", "forecast.json"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
 }

@@ -28,9 +28,11 @@ fn profile_lists_nodes_and_op_types_on_stderr() {
     assert!(lines[2..12].iter().any(|l| l.contains(" _FusedMatMul ") && l.contains("hidden1/Relu  -> 640 B")), "{err}");
     assert_eq!(lines[12], "top 3 op types by kernel time:");
     let mut types: Vec<String> =
-        lines[13..].iter().map(|l| l.split_whitespace().skip(3).collect::<Vec<_>>().join(" ")).collect();
+        lines[13..16].iter().map(|l| l.split_whitespace().skip(3).collect::<Vec<_>>().join(" ")).collect();
     types.sort();
     assert_eq!(types, ["Const (6)", "Softmax (1)", "_FusedMatMul (3)"], "{err}");
+    assert!(lines[16].starts_with("note: a first run: "), "{err}");
+    assert_eq!(lines.len(), 17, "{err}");
 }
 
 #[test]

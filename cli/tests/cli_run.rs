@@ -271,7 +271,12 @@ fn threads_flag_runs_with_that_many_threads() {
             rows.iter().flat_map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap())).collect();
         assert_close("probs:0", &got, &f64s(&want));
     }
-    let o = tg(&[&args[..], &["--threads", "many"]].concat());
-    assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(o.stderr.contains("invalid value 'many' for '--threads <N>'"), "{}", o.stderr);
+    for bad in ["many", "-1", "+2", "2.5", "99999999999999999999"] {
+        let o = tg(&[&args[..], &["--threads", bad]].concat());
+        assert_eq!(o.code, Some(2), "{}", o.stderr);
+        let want = format!(
+            "invalid value '{bad}' for '--threads <N>': expected a thread count: 0 (one per core) or 1 to 1024"
+        );
+        assert!(o.stderr.contains(&want), "{}", o.stderr);
+    }
 }

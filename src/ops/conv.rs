@@ -492,9 +492,15 @@ fn conv_forward_with<T: Float + Gemm>(
     let rows = g.oh * g.ow;
     let len = checked_num_elements(&[g.n, g.oh, g.ow, o])?;
     // written by the product (beta = 0), never read before
+    let shape = [g.n, g.oh, g.ow, o];
+    if len == 0 {
+        // nothing to compute: no filter packed or transformed for a batch of none
+        return Tensor::new(&shape, Vec::<T>::new());
+    }
     let mut out = try_with_capacity::<T>(len, x.dtype())?;
     let slots = &mut out.spare_capacity_mut()[..len];
-    let packed = || weights.and_then(|w| w.packed.get(f, k, o));
+    // a product of one row (one output pixel) reads the filter as it is
+    let packed = || weights.filter(|_| g.n * rows > 1).and_then(|w| w.packed.get(f, k, o));
     if winograd::applies(g, o) {
         winograd::conv(xv, f, g, o, ep, weights.map(|w| &w.winograd), slots)?;
     } else if is_pointwise(g) {
@@ -521,7 +527,7 @@ fn conv_forward_with<T: Float + Gemm>(
     // SAFETY: the products (or the Winograd tiles) wrote all `len` elements (every
     // image's rows, all `o` columns)
     unsafe { out.set_len(len) };
-    Tensor::new(&[g.n, g.oh, g.ow, o], out)
+    Tensor::new(&shape, out)
 }
 
 fn conv_backprop_input<T: Float>(f: &Tensor, dy: &Tensor, g: &Geom, o: usize) -> Result<Tensor> {

@@ -140,9 +140,13 @@ impl Session {
     /// (allocator `cpu`: `total_bytes` of its outputs, `live_bytes` the run held after it,
     /// `peak_bytes` the most held so far; [`RunMetadata::peak_bytes`] is the run's peak).
     /// Bytes count tensors the run holds between nodes (values waiting for consumers,
-    /// fetched values), not variables or the graph's constants, so the figures do not
-    /// depend on the order independent nodes ran in. With `NO_TRACE` (the default) the metadata is empty and the run costs
-    /// what [`Session::run`] costs. `timeout_in_ms` is not enforced.
+    /// fetched values), not variables or the graph's constants (so weights never count,
+    /// whenever their consumers run). The peak still follows the schedule: independent
+    /// nodes run in another order (another inter-op thread count) can hold other values at
+    /// once, and an element-wise kernel writes over its input only when nothing else holds
+    /// it. A first run's kernel times include packing constant weights (and Winograd
+    /// filter transforms), which later runs reuse. With `NO_TRACE` (the default) the metadata
+    /// is empty and the run costs what [`Session::run`] costs. `timeout_in_ms` is not enforced.
     ///
     /// Errors: as [`Session::run`].
     pub fn run_with_options(

@@ -2,7 +2,8 @@
 //! node the executor ran, when it started, how long its kernel took, its outputs' dtypes,
 //! shapes and bytes, and the bytes of tensors the run held after it (values waiting for
 //! their consumers and fetched values; variables live in the session and constants in the
-//! graph, so neither is counted, whatever order the nodes ran in).
+//! graph, so neither is counted, whatever order the nodes ran in; which values are held at
+//! once still follows the schedule).
 //! Collected into TensorFlow's `RunMetadata.step_stats`.
 
 use crate::format::proto::{

@@ -76,7 +76,7 @@ impl Kernel for FusedMatMulKernel {
         let (ta, tb) = (self.transpose_a, self.transpose_b);
         let out = match a.dtype() {
             DType::Float => {
-                let packed = const_rhs(ctx, &self.weights, tb);
+                let packed = const_rhs(ctx, &self.weights, ta, tb);
                 let ep = Epilogue::bias(bias.as_slice()?, self.act);
                 matmul_fused::<f32>(a, b, ta, tb, ep, packed.as_deref())?
             }

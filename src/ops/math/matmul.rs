@@ -108,16 +108,24 @@ struct MatMulKernel {
 
 impl Kernel for MatMulKernel {
     fn compute(&self, ctx: &mut KernelCtx) -> Result<Vec<Tensor>> {
-        let packed = const_rhs(ctx, &self.weights, self.transpose_b);
+        let packed = const_rhs(ctx, &self.weights, self.transpose_a, self.transpose_b);
         Ok(vec![matmul_packed(ctx.input(0), ctx.input(1), self.transpose_a, self.transpose_b, packed.as_deref())?])
     }
 }
 
 /// The packed form of a product's right operand (input 1) when it is a float32 matrix
-/// from a `Const` node, not transposed; `None` otherwise.
-pub(super) fn const_rhs(ctx: &KernelCtx, weights: &PackedWeights, transpose_b: bool) -> Option<Arc<PackedB>> {
-    let b = ctx.input(1);
-    if transpose_b || b.rank() != 2 {
+/// from a `Const` node, not transposed, and the left operand has more than one row (a
+/// single row runs on the matrix-vector path, which reads `b` as it is: packing there
+/// would only cost a first run its time); `None` otherwise.
+pub(super) fn const_rhs(
+    ctx: &KernelCtx,
+    weights: &PackedWeights,
+    transpose_a: bool,
+    transpose_b: bool,
+) -> Option<Arc<PackedB>> {
+    let (a, b) = (ctx.input(0), ctx.input(1));
+    let rows = a.shape().get(usize::from(transpose_a)).copied().unwrap_or(0);
+    if transpose_b || b.rank() != 2 || a.rank() != 2 || rows <= 1 {
         return None;
     }
     ctx.packed_const_input(1, weights, b.shape()[0], b.shape()[1])
