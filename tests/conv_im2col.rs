@@ -10,20 +10,11 @@ mod common;
 use tensorgraph::graph::AttrValue;
 use tensorgraph::{ops, DType, Graph, Output, Session, SessionOptions, Tensor};
 
-/// One convolution: input `[n, h, w, c]`, a `[k, k, c, o]` filter, strides, dilations and
-/// explicit paddings `[top, bottom, left, right]`.
-#[derive(Clone, Copy, Debug)]
-struct Case {
-    n: usize,
-    h: usize,
-    w: usize,
-    c: usize,
-    o: usize,
-    k: usize,
-    stride: usize,
-    dilation: usize,
-    pad: [usize; 4],
-}
+#[path = "common/conv.rs"]
+mod conv;
+
+/// One convolution and its float64 reference.
+type Case = conv::Conv;
 
 const CASES: &[Case] = &[
     // ResNet50's stem shape, smaller: 7x7 stride 2 on 3 channels; 96 output lines of 4,704
@@ -36,48 +27,6 @@ const CASES: &[Case] = &[
     // 1x1 stride 2 (ResNet50's downsampling shortcut)
     Case { n: 2, h: 9, w: 9, c: 8, o: 5, k: 1, stride: 2, dilation: 1, pad: [0; 4] },
 ];
-
-impl Case {
-    fn out_side(&self, side: usize, before: usize, after: usize) -> usize {
-        (side + before + after - self.dilation * (self.k - 1) - 1) / self.stride + 1
-    }
-
-    fn out_shape(&self) -> [usize; 4] {
-        let [t, b, l, r] = self.pad;
-        [self.n, self.out_side(self.h, t, b), self.out_side(self.w, l, r), self.o]
-    }
-
-    /// The direct convolution in float64, `[n, oh, ow, o]`.
-    fn reference(&self, x: &[f64], f: &[f64]) -> Vec<f64> {
-        let [_, oh, ow, o] = self.out_shape();
-        let (c, k) = (self.c, self.k);
-        let inside = |pos: usize, pad: usize, side: usize| pos.checked_sub(pad).filter(|&v| v < side);
-        let mut y = vec![0.0; self.n * oh * ow * o];
-        for img in 0..self.n {
-            for oy in 0..oh {
-                for ox in 0..ow {
-                    let out = &mut y[((img * oh + oy) * ow + ox) * o..][..o];
-                    for ky in 0..k {
-                        let Some(iy) = inside(oy * self.stride + ky * self.dilation, self.pad[0], self.h) else {
-                            continue;
-                        };
-                        for kx in 0..k {
-                            let Some(ix) = inside(ox * self.stride + kx * self.dilation, self.pad[2], self.w) else {
-                                continue;
-                            };
-                            for ci in 0..c {
-                                let xv = x[((img * self.h + iy) * self.w + ix) * c + ci];
-                                let fr = &f[((ky * k + kx) * c + ci) * o..][..o];
-                                out.iter_mut().zip(fr).for_each(|(a, &w)| *a += xv * w);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        y
-    }
-}
 
 fn f32_tensor(shape: &[usize], v: &[f64]) -> Tensor {
     Tensor::new(shape, v.iter().map(|&x| x as f32).collect::<Vec<_>>()).unwrap()

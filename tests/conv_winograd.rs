@@ -7,6 +7,8 @@
 //! bitwise the same on 1, 2 and 4 threads.
 
 mod common;
+#[path = "common/conv.rs"]
+mod conv;
 
 use tensorgraph::graph::AttrValue;
 use tensorgraph::{ops, DType, Graph, Output, Scope, Session, SessionOptions, Tensor};
@@ -54,28 +56,13 @@ impl Case {
 
     /// The direct convolution in float64, `[n, oh, ow, o]`.
     fn reference(&self, x: &[f64], f: &[f64]) -> Vec<f64> {
-        let (pt, pl, oh, ow) = self.geometry();
-        let (c, o) = (self.c, self.o);
-        let mut y = vec![0.0; self.n * oh * ow * o];
-        for img in 0..self.n {
-            for oy in 0..oh {
-                for ox in 0..ow {
-                    let out = &mut y[((img * oh + oy) * ow + ox) * o..][..o];
-                    for ky in 0..3 {
-                        let Some(iy) = (oy + ky).checked_sub(pt).filter(|&v| v < self.h) else { continue };
-                        for kx in 0..3 {
-                            let Some(ix) = (ox + kx).checked_sub(pl).filter(|&v| v < self.w) else { continue };
-                            for ci in 0..c {
-                                let xv = x[((img * self.h + iy) * self.w + ix) * c + ci];
-                                let fr = &f[((ky * 3 + kx) * c + ci) * o..][..o];
-                                out.iter_mut().zip(fr).for_each(|(a, &w)| *a += xv * w);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        y
+        let pad = match self.padding {
+            "SAME" => [1; 4],
+            "VALID" => [0; 4],
+            _ => self.explicit,
+        };
+        let (n, h, w, c, o) = (self.n, self.h, self.w, self.c, self.o);
+        conv::Conv { n, h, w, c, o, k: 3, stride: 1, dilation: 1, pad }.reference(x, f)
     }
 
     fn input_shape(&self) -> [usize; 4] {
