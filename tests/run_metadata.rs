@@ -196,3 +196,27 @@ fn the_peak_leaves_out_constants_so_it_does_not_depend_on_the_thread_count() {
         assert_eq!(md.peak_bytes(), 4 * 64 * 64 * 4, "{threads} threads");
     }
 }
+
+#[test]
+fn a_conds_switches_run_before_its_branch_so_the_branch_can_write_in_place() {
+    // h = x @ w (16 KiB) read by both branches of a tf.cond, each through a Switch of its
+    // own; the false branch (pred fed false) is relu(h). Both Switches run first (the one
+    // for the true branch drops h), so relu holds h alone and writes over it: the run never
+    // holds more than h. Run in the plan's order, the false branch's Switch and relu
+    // came before the true branch's Switch, which still held h: twice h.
+    let g = Graph::new();
+    let s = g.scope();
+    let x = ops::placeholder(&s.named("x"), DType::Float, [64, 64]).unwrap();
+    let pred = ops::placeholder(&s.named("pred"), DType::Bool, [0usize; 0]).unwrap();
+    let w = Tensor::new(&[64, 64], (0..4096).map(|j| (j % 7) as f32 - 3.0).collect()).unwrap();
+    let h = ops::matmul(&s, &x, &ops::constant(&s.named("w"), w).unwrap()).unwrap();
+    let out = ops::cond(&s, &pred, |s| Ok(vec![ops::tanh(s, &h)?]), |s| Ok(vec![ops::relu(s, &h)?])).unwrap();
+    let xv = Tensor::new(&[64, 64], (0..4096).map(|j| (j % 5) as f32 - 2.0).collect()).unwrap();
+    let sess = Session::new(&g).unwrap();
+    let feeds = [(&x, xv), (&pred, Tensor::scalar(false))];
+    let (values, md) = sess.run_with_options(&full_trace(), &feeds, &[&out[0]], &[]).unwrap();
+    // h, and the fed pred's one byte (the Switches hold it until the last one has run)
+    assert_eq!(md.peak_bytes(), 64 * 64 * 4 + 1);
+    let relu = sess.run(&feeds, &[&ops::relu(&s, &h).unwrap()], &[]).unwrap();
+    assert_eq!(values[0], relu[0]);
+}

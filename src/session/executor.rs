@@ -1,5 +1,5 @@
 //! Runs a [`Plan`]: a dataflow executor (TensorFlow's executor). Ready items wait in a
-//! queue (lowest item number first); running one takes its input values out of its
+//! queue (dead tasks and `Switch`es first, then lowest item number); running one takes its input values out of its
 //! iteration's slots (so a buffer is released when its last reader runs), computes its
 //! outputs (or, when it is dead, dead outputs without computing), and
 //! [`Frames::propagate`](super::frames::Frames::propagate) sends them on
@@ -69,7 +69,7 @@ fn serial_worker(plan: &Plan, pool: &ThreadPool) -> Option<std::sync::Arc<rayon:
     super::thread_pool::serial_worker()
 }
 
-/// Runs every ready task on this thread, lowest item number first.
+/// Runs every ready task on this thread, in the ready queue's order ([`Frames::pop`](super::frames::Frames::pop)).
 fn run_serial<'p>(plan: &'p Plan, run: &mut RunState<'p, '_>, step: &StepResources, pool: &ThreadPool) -> Result<()> {
     let traced = run.traced();
     while let Some(task) = run.frames.pop() {

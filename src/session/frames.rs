@@ -30,8 +30,23 @@ pub(crate) struct Task {
     pub frame: usize,
     pub iter: usize,
     pub dead: bool,
+    /// Runs before the other ready tasks: it allocates nothing and may release a buffer
+    /// (see [`Task::new`]).
+    first: bool,
     /// Order of readiness, to break ties between iterations.
     seq: u64,
+}
+
+impl Task {
+    /// A ready task. A dead one (which only passes deadness on) and a `Switch` (which hands
+    /// its input to one output and drops it from the other) allocate nothing and may
+    /// release a value, so they run before other ready tasks: after a convolution whose
+    /// output feeds the two branches' `Switch`es of a `tf.cond`, both run before the live
+    /// branch's batch norm, which then holds the only reference and writes in place.
+    fn new(plan: &Plan, item: usize, frame: usize, iter: usize, dead: bool, seq: u64) -> Task {
+        let first = dead || plan.items[item].kind == Kind::Switch;
+        Task { item, frame, iter, dead, first, seq }
+    }
 }
 
 impl PartialEq for Task {
@@ -46,10 +61,10 @@ impl PartialOrd for Task {
     }
 }
 impl Ord for Task {
-    /// Lower item numbers first (the plan's order), then earlier readiness: reversed for
-    /// the max-heap.
+    /// Tasks that run first ([`Task::new`]), then lower item numbers (the plan's order),
+    /// then earlier readiness: reversed for the max-heap.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.item, other.seq).cmp(&(self.item, self.seq))
+        (self.first, other.item, other.seq).cmp(&(other.first, self.item, self.seq))
     }
 }
 
@@ -229,7 +244,8 @@ impl<'p> Frames<'p> {
         })
     }
 
-    /// The next ready item (lowest item number first).
+    /// The next ready item: a dead task or a `Switch` first (see [`Task::new`]), then the
+    /// lowest item number.
     pub fn pop(&mut self) -> Option<Task> {
         self.ready.pop()
     }
@@ -253,7 +269,7 @@ impl<'p> Frames<'p> {
     fn push(&mut self, frame: usize, iter: usize, item: usize, dead: bool) {
         self.iteration(frame, iter).outstanding_ops += 1;
         self.seq += 1;
-        self.ready.push(Task { item, frame, iter, dead, seq: self.seq });
+        self.ready.push(Task::new(self.plan, item, frame, iter, dead, self.seq));
     }
 
     /// Sends `task`'s outputs (dead ones `None`) to its consumers, in the frame and
@@ -331,7 +347,7 @@ impl<'p> Frames<'p> {
         let mut make_ready = |st: &mut IterState, item: usize, dead: bool| {
             st.outstanding_ops += 1;
             *seq += 1;
-            ready.push(Task { item, frame, iter, dead, seq: *seq });
+            ready.push(Task::new(plan, item, frame, iter, dead, *seq));
         };
         for e in edges {
             let dst = &items[e.dst];

@@ -1,9 +1,10 @@
 //! Inter-op parallelism (TensorFlow's executor scheduling ready nodes on its inter-op
 //! pool): independent ready tasks of one run execute on several threads at once.
 //!
-//! The thread calling `run` is the first worker. A worker takes the lowest-numbered ready
-//! task out of the run's state (one lock), runs its kernel without the lock, then takes
-//! the lock again to deliver the outputs, and goes on with the next ready task: an
+//! The thread calling `run` is the first worker. A worker takes the first ready task (in
+//! the queue's order: dead tasks and `Switch`es, then the lowest-numbered) out of the
+//! run's state (one lock), runs its kernel without the lock, then takes the lock again to
+//! deliver the outputs, and goes on with the next ready task: an
 //! inexpensive op made ready is run inline by the thread that made it ready. When a worker
 //! takes an expensive task ([`super::cost`]) and other tasks are ready, it asks for
 //! another worker: it wakes the calling thread if that one is idle, or spawns a helper job

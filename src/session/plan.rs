@@ -7,7 +7,8 @@
 //! through fed tensors, loops' back edges (`NextIteration` → `Merge`) included. Items are
 //! numbered in a depth-first post-order that leaves back edges out (inputs first, as
 //! TensorFlow's graph without its loops' back edges is acyclic); the executor runs ready
-//! items lowest number first, so a graph without control flow runs in that order.
+//! items lowest number first (after dead tasks and `Switch`es, which allocate nothing), so a
+//! graph without control flow runs in that order.
 
 use super::control_flow_info::{assign_frames, StaticFrame};
 use super::cost::is_expensive;
