@@ -491,12 +491,12 @@ fn conv_forward_with<T: Float + Gemm>(
     let k = g.kh * g.kw * g.c;
     let rows = g.oh * g.ow;
     let len = checked_num_elements(&[g.n, g.oh, g.ow, o])?;
-    // written by the product (beta = 0), never read before
     let shape = [g.n, g.oh, g.ow, o];
     if len == 0 {
         // nothing to compute: no filter packed or transformed for a batch of none
         return Tensor::new(&shape, Vec::<T>::new());
     }
+    // written by the product (beta = 0), never read before
     let mut out = try_with_capacity::<T>(len, x.dtype())?;
     let slots = &mut out.spare_capacity_mut()[..len];
     // a product of one row (one output pixel) reads the filter as it is
