@@ -1,8 +1,8 @@
 //! Runs a [`Plan`]: a dataflow executor (TensorFlow's executor). Ready items wait in a
-//! queue (dead tasks and `Switch`es first, then lowest item number); running one takes its input values out of its
-//! iteration's slots (so a buffer is released when its last reader runs), computes its
-//! outputs (or, when it is dead, dead outputs without computing), and
-//! [`Frames::propagate`](super::frames::Frames::propagate) sends them on
+//! queue (dead tasks and `Switch`es first, then lowest item number); running one takes
+//! its input values out of its iteration's slots (so a buffer is released when its last
+//! reader runs), computes its outputs (or, when it is dead, dead outputs without
+//! computing), and [`Frames::propagate`](super::frames::Frames::propagate) sends them on
 //! (`session/run_state.rs`). Control-flow ops are computed there: `Switch` picks an
 //! output, `Merge` forwards its live input, `Enter`/`Exit`/`NextIteration` forward theirs
 //! (their frames and iterations are the propagator's part).

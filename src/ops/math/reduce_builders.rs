@@ -1,7 +1,7 @@
 //! The reduction builders (`tf.reduce_sum`, `reduce_mean`, `reduce_max`, `reduce_min`,
 //! `reduce_all`, `reduce_any`, `reduce_prod`): each adds its op with a constant
-//! `reduction_indices` input (over every axis of an unknown rank: `range(0, Rank(x))`). The ops themselves, their kernels and gradients are in
-//! [`super::reduction`].
+//! `reduction_indices` input (over every axis of an unknown rank: `range(0, Rank(x))`).
+//! The ops themselves, their kernels and gradients are in [`super::reduction`].
 
 use crate::error::Result;
 use crate::graph::{Output, Scope};
